@@ -1,0 +1,1 @@
+"""Metrics and the benchmark harness."""

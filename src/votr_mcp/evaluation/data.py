@@ -1,0 +1,94 @@
+"""Labelled query sets in the ../shared/bench format, and the fixed dev/test split.
+
+The split is by task: every row of a chain lands on the same side, so a whole-task query is
+never tuned on and reported on at once. A row's side depends only on its chain (or id), via
+SHA-256, so it is the same on every machine and for every consumer (tuning, calibration,
+reporting).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from votr_mcp.catalog.models import ToolKey
+from votr_mcp.errors import CatalogError
+
+__all__ = ["DEV_SHARE", "QueryRow", "Split", "load_queries", "split_of", "select_split"]
+
+Split = Literal["dev", "test", "all"]
+DEV_SHARE = 40
+"""Percent of tasks in the dev split (tuning and calibration); the rest is test (reporting)."""
+
+
+@dataclass(frozen=True, slots=True)
+class QueryRow:
+    """One retrieval step: a query and the tools (any of which) serve it."""
+
+    id: str
+    query: str
+    gold: tuple[ToolKey, ...]
+    kind: str
+    chain: str | None = None
+    step: int | None = None
+    server_intent: str | None = None
+    tool_intent: str | None = None
+    meta: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    @property
+    def task(self) -> str:
+        """The unit the split is drawn over: the chain, or the row itself."""
+        return self.chain or self.id
+
+
+def split_of(row: QueryRow) -> Literal["dev", "test"]:
+    """'dev' for about DEV_SHARE percent of tasks, else 'test'; stable everywhere."""
+    bucket = int(hashlib.sha256(row.task.encode("utf-8")).hexdigest()[:8], 16) % 100
+    return "dev" if bucket < DEV_SHARE else "test"
+
+
+def select_split(rows: list[QueryRow], split: Split) -> list[QueryRow]:
+    """The rows on one side of the split (or all of them)."""
+    if split == "all":
+        return list(rows)
+    if split not in ("dev", "test"):
+        raise ValueError(f"unknown split '{split}'; use dev, test or all")
+    return [row for row in rows if split_of(row) == split]
+
+
+def load_queries(path: str | Path) -> list[QueryRow]:
+    """Read a queries.jsonl file; a malformed line raises CatalogError naming file and line."""
+    file = Path(path)
+    if not file.is_file():
+        raise CatalogError(f"query file '{file}' not found; pass a queries.jsonl in the ../shared/bench format")
+    rows: list[QueryRow] = []
+    for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+            rows.append(_row(record))
+        except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+            raise CatalogError(f"{file}:{number}: bad query row ({exc}); each line needs id, query, gold and kind") from exc
+    return rows
+
+
+def _row(record: dict[str, Any]) -> QueryRow:
+    gold = tuple((g["server"], g["name"]) for g in record.get("gold") or [])
+    kind = record["kind"]
+    if kind not in ("single", "multi_step", "no_tool"):
+        raise ValueError(f"kind must be single, multi_step or no_tool, got {kind!r}")
+    return QueryRow(
+        id=str(record["id"]),
+        query=str(record["query"]),
+        gold=gold,
+        kind=kind,
+        chain=record.get("chain"),
+        step=record.get("step"),
+        server_intent=record.get("server_intent"),
+        tool_intent=record.get("tool_intent"),
+        meta=record.get("meta") or {},
+    )
