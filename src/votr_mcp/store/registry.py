@@ -1,0 +1,401 @@
+"""The persistent tool registry: servers, tools, their immutable history, and change control.
+
+Change control (rug-pull protection). The first definition seen of a tool is trusted on
+first use and becomes its *accepted* version. When a later harvest brings a different
+definition (description, title, input or output schema, annotations, examples), a new
+version is recorded and the tool is **withheld** - excluded from search and refused by
+call_tool - until a person accepts it (``votr-mcp tools accept NAME``) or its server is
+configured ``trust: auto``. The old version does not keep serving: the upstream now runs
+the new code, so showing the agent the old description while the call reaches the new
+tool would hide exactly the change we are guarding against. If the upstream reverts to the
+accepted definition, the tool serves again without any action. ``rollback NAME VERSION``
+makes an older version the accepted one (undoing a mistaken acceptance); the tool then
+serves only while its upstream serves that version.
+
+All writes go through :func:`votr_mcp.store._sqlite.write` (one ``BEGIN IMMEDIATE``
+transaction each), so a crash leaves either the old or the new state, never a mix.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+from votr_mcp.catalog import Catalog, Tool, ToolKey, call_names, canonical_definition, canonical_json, content_hash, server_hash
+from votr_mcp.catalog.canonical import DEFINITION_FIELDS
+from votr_mcp.errors import StoreError
+from votr_mcp.store import _sqlite
+from votr_mcp.store._sqlite import Connection
+
+__all__ = ["ToolRecord", "VersionRecord", "SyncReport", "Registry", "TRUST_POLICIES", "changed_fields"]
+
+TRUST_POLICIES = ("pin", "auto")
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+def changed_fields(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
+    """Definition fields whose values differ between two canonical definitions."""
+    return [f for f in DEFINITION_FIELDS if old.get(f) != new.get(f)]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolRecord:
+    """One tool as the registry holds it now."""
+
+    server: str
+    name: str
+    status: str  # 'active' | 'held' | 'removed'
+    version: int  # the version upstream serves now
+    accepted_version: int | None
+    content_hash: str
+    changed: tuple[str, ...]  # fields that differ from the accepted version ('held' only)
+    tool: Tool
+
+    @property
+    def key(self) -> ToolKey:
+        return (self.server, self.name)
+
+
+@dataclass(frozen=True, slots=True)
+class VersionRecord:
+    """One immutable entry of a tool's history."""
+
+    version: int
+    content_hash: str
+    changed_fields: tuple[str, ...]
+    seen_at: str
+    definition: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class SyncReport:
+    """What one sync changed."""
+
+    tools: int
+    new: int
+    changed: int
+    held: int
+    auto_accepted: int
+    removed: int
+    restored: int
+
+    def as_dict(self) -> dict[str, int]:
+        return {f: getattr(self, f) for f in self.__dataclass_fields__}
+
+
+class Registry:
+    """Servers, tools and history in one SQLite connection (see module docstring)."""
+
+    def __init__(self, conn: Connection) -> None:
+        self.conn = conn
+        # Bumped on every write through this object: SQLite's data_version sees only other connections.
+        self.generation = 0
+
+    # ---- writing -------------------------------------------------------------------------
+
+    def sync(
+        self,
+        catalog: Catalog,
+        *,
+        trust: str | Mapping[str, str] | None = None,
+        remove_missing: bool = True,
+        prune_servers: bool = False,
+    ) -> SyncReport:
+        """Record a harvest: new tools are trusted on first use, changed ones held back (or
+        auto-accepted for servers with trust 'auto'), tools missing from a harvested server
+        marked removed. ``trust`` sets the policy of the harvested servers ('pin' | 'auto', one
+        for all or per server name); None keeps each server's stored policy ('pin' when new). ``prune_servers`` also removes every server absent from ``catalog``
+        (a full catalog file); leave it off for a partial harvest (e.g. one failed upstream)."""
+        counts = dict.fromkeys(("new", "changed", "held", "auto_accepted", "removed", "restored"), 0)
+        now = _now()
+        with _sqlite.guard("recording a harvest"), _sqlite.write(self.conn):
+            server_ids = {name: self._upsert_server(server.name, server.description, server.summary,
+                                                    server_hash(server), _trust_of(trust, name), now)
+                          for name, server in catalog.servers.items()}
+            existing = self._existing(server_ids.values())
+            seen: set[int] = set()
+            for tool in catalog:
+                sid = server_ids[tool.server]
+                row = existing.get((sid, tool.name))
+                if row is None:
+                    self._insert_tool(sid, tool, now)
+                    counts["new"] += 1
+                    continue
+                seen.add(row["id"])
+                outcome = self._update_tool(row, tool, now)
+                if outcome:
+                    for name in outcome:
+                        counts[name] += 1
+            if remove_missing:
+                for row in existing.values():
+                    if row["id"] not in seen and row["status"] != "removed":
+                        self._set_status(row["id"], "removed", None, now, "missing from the harvest of its server")
+                        counts["removed"] += 1
+            if prune_servers:
+                counts["removed"] += self._prune_servers(set(server_ids.values()), now)
+        self.generation += 1
+        return SyncReport(tools=len(catalog), **counts)
+
+    def accept(self, name: str, version: int | None = None) -> ToolRecord:
+        """Accept the version upstream serves now (or ``version``); the tool serves again when
+        that is the version upstream serves."""
+        record = self.find(name)
+        target = record.version if version is None else version
+        return self._set_accepted(record, target, "accepted")
+
+    def rollback(self, name: str, version: int) -> ToolRecord:
+        """Make an older version the accepted one (undo a mistaken acceptance)."""
+        return self._set_accepted(self.find(name), version, "rolled_back")
+
+    def set_trust(self, server: str, trust: str) -> None:
+        """Set a server's policy: 'pin' (hold changes back) or 'auto' (accept changes)."""
+        _check_trust(trust)
+        with _sqlite.guard("setting a trust policy"), _sqlite.write(self.conn):
+            self.conn.execute("UPDATE servers SET trust = ? WHERE name = ?", (trust, server))
+            if self.conn.changes() == 0:
+                raise StoreError(f"unknown server '{server}'; `votr-mcp tools list` shows the servers in the store")
+
+    # ---- reading -------------------------------------------------------------------------
+
+    def records(self, *, status: str | None = None) -> list[ToolRecord]:
+        """Every tool (or those with ``status``), in server then insertion order."""
+        where, args = ("WHERE t.status = ?", (status,)) if status else ("", ())
+        with _sqlite.guard("reading tools"):
+            rows = self.conn.execute(f"{_RECORD_SQL} {where} ORDER BY s.id, t.id", args).fetchall()
+        return [_record(r) for r in rows]
+
+    def catalog(self, *, include_held: bool = False) -> Catalog:
+        """The tools search may show: active ones (and held ones when asked, e.g. to embed)."""
+        statuses = ("active", "held") if include_held else ("active",)
+        return Catalog(r.tool for r in self.records() if r.status in statuses)
+
+    def withheld(self) -> frozenset[ToolKey]:
+        """Keys of tools held back after a change."""
+        with _sqlite.guard("reading held tools"):
+            rows = self.conn.execute(
+                "SELECT s.name, t.name FROM tools t JOIN servers s ON s.id = t.server_id WHERE t.status = 'held'"
+            ).fetchall()
+        return frozenset((s, n) for s, n in rows)
+
+    def refusal(self, key: ToolKey) -> str | None:
+        """Why ``key`` may not be called now, with how to allow it; None when it may."""
+        with _sqlite.guard("checking a tool"):
+            rows = self.conn.execute(f"{_RECORD_SQL} WHERE s.name = ? AND t.name = ?", key).fetchall()
+        if not rows:
+            return None
+        record = _record(rows[0])
+        if record.status == "held":
+            names = call_names([record.key])[record.key]
+            return (
+                f"tool '{record.name}' of server '{record.server}' is held back: its definition changed "
+                f"({', '.join(record.changed) or 'definition'}) since it was accepted, which can be a rug pull. "
+                f"Ask the user to review it with `votr-mcp tools show {names}` and accept it with "
+                f"`votr-mcp tools accept {names}`; until then use another tool."
+            )
+        if record.status == "removed":
+            return f"tool '{record.name}' of server '{record.server}' is no longer offered by its server; call search_tools for another"
+        return None
+
+    def find(self, name: str) -> ToolRecord:
+        """A tool by call name (``server__tool``), ``server/tool``, or a tool name unique in the store."""
+        records = self.records()
+        names = call_names(r.key for r in records)
+        matches = [r for r in records if names[r.key] == name or f"{r.server}/{r.name}" == name]
+        if not matches:
+            matches = [r for r in records if r.name == name]
+        if len(matches) == 1:
+            return matches[0]
+        if matches:
+            options = ", ".join(sorted(names[r.key] for r in matches)[:10])
+            raise StoreError(f"tool name '{name}' is ambiguous; use one of: {options}")
+        raise StoreError(f"no tool '{name}' in the store; `votr-mcp tools list` shows call names (server__tool)")
+
+    def history(self, name: str) -> list[VersionRecord]:
+        """Every definition the tool ever had, oldest first."""
+        record = self.find(name)
+        with _sqlite.guard("reading tool history"):
+            rows = self.conn.execute(
+                "SELECT v.version, v.content_hash, v.changed_fields, v.seen_at, v.definition FROM tool_versions v "
+                "JOIN servers s ON s.id = v.server_id WHERE s.name = ? AND v.name = ? ORDER BY v.version",
+                record.key,
+            ).fetchall()
+        return [VersionRecord(v, h, tuple(json.loads(c)), at, json.loads(d)) for v, h, c, at, d in rows]
+
+    def decisions(self, name: str) -> list[tuple[str, int | None, str, str]]:
+        """The audit trail of a tool: (time, version, action, note), oldest first."""
+        record = self.find(name)
+        with _sqlite.guard("reading decisions"):
+            return [tuple(r) for r in self.conn.execute(  # type: ignore[misc]
+                "SELECT d.at, v.version, d.action, d.note FROM tool_decisions d JOIN tools t ON t.id = d.tool_id "
+                "JOIN servers s ON s.id = t.server_id LEFT JOIN tool_versions v ON v.id = d.version_id "
+                "WHERE s.name = ? AND t.name = ? ORDER BY d.id", record.key)]
+
+    def servers(self) -> list[tuple[str, str, int]]:
+        """(name, trust, present) of every server."""
+        with _sqlite.guard("reading servers"):
+            return [tuple(r) for r in self.conn.execute("SELECT name, trust, present FROM servers ORDER BY id")]  # type: ignore[misc]
+
+    # ---- internals -----------------------------------------------------------------------
+
+    def _upsert_server(self, name: str, description: str, summary: str, digest: str, trust: str | None, now: str) -> int:
+        row = self.conn.execute("SELECT id FROM servers WHERE name = ?", (name,)).fetchall()
+        if row:
+            self.conn.execute(
+                "UPDATE servers SET description = ?, summary = ?, server_hash = ?, present = 1, updated_at = ?, "
+                "trust = coalesce(?, trust) WHERE id = ?", (description, summary, digest, now, trust, row[0][0]))
+            return int(row[0][0])
+        self.conn.execute(
+            "INSERT INTO servers (name, description, summary, server_hash, trust, first_seen, updated_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)", (name, description, summary, digest, trust or "pin", now, now))
+        return int(self.conn.last_insert_rowid())
+
+    def _existing(self, server_ids: Iterable[int]) -> dict[tuple[int, str], dict[str, Any]]:
+        ids = list(server_ids)
+        if not ids:
+            return {}
+        marks = ",".join("?" * len(ids))
+        rows = self.conn.execute(
+            "SELECT t.id, t.server_id, t.name, t.content_hash, t.status, t.definition, t.extra, "
+            "cv.version, av.content_hash FROM tools t JOIN tool_versions cv ON cv.id = t.current_version_id "
+            f"LEFT JOIN tool_versions av ON av.id = t.accepted_version_id WHERE t.server_id IN ({marks})", ids).fetchall()
+        keys = ("id", "server_id", "name", "content_hash", "status", "definition", "extra", "version", "accepted_hash")
+        return {(r[1], r[2]): dict(zip(keys, r)) for r in rows}
+
+    def _add_version(self, sid: int, name: str, version: int, digest: str, definition: str, changed: list[str], now: str) -> int:
+        self.conn.execute(
+            "INSERT INTO tool_versions (server_id, name, version, content_hash, definition, changed_fields, seen_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)", (sid, name, version, digest, definition, json.dumps(changed), now))
+        return int(self.conn.last_insert_rowid())
+
+    def _insert_tool(self, sid: int, tool: Tool, now: str) -> None:
+        definition = canonical_json(canonical_definition(tool))
+        digest = content_hash(tool)
+        vid = self._add_version(sid, tool.name, 1, digest, definition, [], now)
+        self.conn.execute(
+            "INSERT INTO tools (server_id, name, content_hash, definition, extra, current_version_id, "
+            "accepted_version_id, status, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'active', ?)",
+            (sid, tool.name, digest, definition, _extra_json(tool), vid, vid, now))
+        self._decide(int(self.conn.last_insert_rowid()), vid, "trusted_on_first_use", now)
+
+    def _update_tool(self, row: dict[str, Any], tool: Tool, now: str) -> list[str]:
+        digest = content_hash(tool)
+        extra = _extra_json(tool)
+        if digest == row["content_hash"] and row["status"] != "removed":
+            if extra != row["extra"]:
+                self.conn.execute("UPDATE tools SET extra = ? WHERE id = ?", (extra, row["id"]))
+            return []
+        outcome: list[str] = []
+        definition = canonical_json(canonical_definition(tool))
+        known = self.conn.execute(
+            "SELECT id FROM tool_versions WHERE server_id = ? AND name = ? AND content_hash = ? ORDER BY version DESC LIMIT 1",
+            (row["server_id"], row["name"], digest)).fetchall()
+        if known:
+            vid = int(known[0][0])
+        else:
+            latest = self.conn.execute("SELECT max(version) FROM tool_versions WHERE server_id = ? AND name = ?",
+                                       (row["server_id"], row["name"])).fetchall()[0][0]
+            fields = changed_fields(json.loads(row["definition"]), json.loads(definition))
+            vid = self._add_version(row["server_id"], row["name"], int(latest) + 1, digest, definition, fields, now)
+        if digest != row["content_hash"]:
+            outcome.append("changed")
+        if row["status"] == "removed":
+            outcome.append("restored")
+        self.conn.execute(
+            "UPDATE tools SET content_hash = ?, definition = ?, extra = ?, current_version_id = ?, updated_at = ? WHERE id = ?",
+            (digest, definition, extra, vid, now, row["id"]))
+        if digest == row["accepted_hash"]:
+            self._set_status(row["id"], "active", vid, now, "upstream serves the accepted version")
+        elif self._server_trust(row["server_id"]) == "auto":
+            self.conn.execute("UPDATE tools SET accepted_version_id = ? WHERE id = ?", (vid, row["id"]))
+            self._set_status(row["id"], "active", vid, now, "server trust is auto", action="auto_accepted")
+            outcome.append("auto_accepted")
+        else:
+            self._set_status(row["id"], "held", vid, now, "definition changed since it was accepted")
+            outcome.append("held")
+        return outcome
+
+    def _server_trust(self, sid: int) -> str:
+        return str(self.conn.execute("SELECT trust FROM servers WHERE id = ?", (sid,)).fetchall()[0][0])
+
+    def _set_status(self, tool_id: int, status: str, vid: int | None, now: str, note: str, *, action: str | None = None) -> None:
+        self.conn.execute("UPDATE tools SET status = ?, updated_at = ? WHERE id = ?", (status, now, tool_id))
+        self._decide(tool_id, vid, action or status, now, note)
+
+    def _decide(self, tool_id: int, vid: int | None, action: str, now: str, note: str = "") -> None:
+        self.conn.execute("INSERT INTO tool_decisions (tool_id, version_id, action, at, note) VALUES (?, ?, ?, ?, ?)",
+                          (tool_id, vid, action, now, note))
+
+    def _prune_servers(self, keep: set[int], now: str) -> int:
+        removed = 0
+        for sid, in self.conn.execute("SELECT id FROM servers WHERE present = 1").fetchall():
+            if sid in keep:
+                continue
+            self.conn.execute("UPDATE servers SET present = 0, updated_at = ? WHERE id = ?", (now, sid))
+            for tid, in self.conn.execute("SELECT id FROM tools WHERE server_id = ? AND status != 'removed'", (sid,)).fetchall():
+                self._set_status(tid, "removed", None, now, "its server is no longer configured")
+                removed += 1
+        return removed
+
+    def _set_accepted(self, record: ToolRecord, version: int, action: str) -> ToolRecord:
+        now = _now()
+        with _sqlite.guard("accepting a tool version"), _sqlite.write(self.conn):
+            found = self.conn.execute(
+                "SELECT v.id, v.content_hash, t.id, t.content_hash, t.status FROM tool_versions v JOIN servers s ON s.id = v.server_id "
+                "JOIN tools t ON t.server_id = v.server_id AND t.name = v.name WHERE s.name = ? AND v.name = ? AND v.version = ?",
+                (record.server, record.name, version)).fetchall()
+            if not found:
+                raise StoreError(f"tool '{record.server}/{record.name}' has no version {version}; "
+                                 f"`votr-mcp tools history {record.server}/{record.name}` lists its versions")
+            vid, digest, tid, current, status = found[0]
+            self.conn.execute("UPDATE tools SET accepted_version_id = ? WHERE id = ?", (vid, tid))
+            if status != "removed":
+                self.conn.execute("UPDATE tools SET status = ? WHERE id = ?", ("active" if digest == current else "held", tid))
+            self._decide(tid, vid, action, now)
+        self.generation += 1
+        return self.find(f"{record.server}/{record.name}")
+
+
+_RECORD_SQL = (
+    "SELECT s.name, s.description, s.summary, t.name, t.status, cv.version, av.version, t.content_hash, "
+    "t.definition, t.extra, av.definition FROM tools t JOIN servers s ON s.id = t.server_id "
+    "JOIN tool_versions cv ON cv.id = t.current_version_id LEFT JOIN tool_versions av ON av.id = t.accepted_version_id"
+)
+
+
+def _record(row: tuple[Any, ...]) -> ToolRecord:
+    server, s_desc, s_summary, name, status, version, accepted, digest, definition, extra, accepted_def = row
+    current = json.loads(definition)
+    changed = tuple(changed_fields(json.loads(accepted_def), current)) if status == "held" and accepted_def else ()
+    tool = Tool(
+        server=server, name=name, description=current.get("description", ""), input_schema=current.get("input_schema") or {},
+        server_description=s_desc, server_summary=s_summary, title=current.get("title"),
+        output_schema=current.get("output_schema"), annotations=current.get("annotations"),
+        examples=tuple(current.get("examples") or ()), extra=json.loads(extra),
+    )
+    return ToolRecord(server, name, status, int(version), None if accepted is None else int(accepted), digest, changed, tool)
+
+
+def _extra_json(tool: Tool) -> str:
+    try:
+        return canonical_json(dict(tool.extra))
+    except (TypeError, ValueError):
+        return "{}"  # source metadata that is not JSON is not worth failing a harvest over
+
+
+def _check_trust(trust: str) -> None:
+    if trust not in TRUST_POLICIES:
+        raise StoreError(f"unknown trust policy '{trust}'; use 'pin' (hold changed tools back) or 'auto' (accept changes)")
+
+
+def _trust_of(trust: str | Mapping[str, str] | None, server: str) -> str | None:
+    """The policy to apply for ``server``: a single policy, or per server (None: keep stored)."""
+    value = trust if trust is None or isinstance(trust, str) else trust.get(server)
+    if value is not None:
+        _check_trust(value)
+    return value
