@@ -1,0 +1,138 @@
+"""The iteration guard: notices when an agent repeats the same tool call.
+
+It never blocks a call. It counts each call under the fingerprint of (tool, normalized
+arguments) with two detectors:
+
+- **repeats**: more than ``max_repeats`` identical calls within ``window_seconds``;
+- **call window**: ``call_window_limit`` occurrences among the last ``call_window_size``
+  calls, whatever the time between them (catches A→B→A→B loops with slow steps).
+
+Polling-tolerant calls (tools annotated read-only or idempotent, and the ``exempt`` list)
+use ``polling_max_repeats`` and skip the call-window detector. What to do on a trip
+(evict, write a note) is the session's business; the guard reports it and forgets that
+call's history so the next trip needs a fresh run of repeats.
+
+Memory is bounded: a fingerprint whose calls all left the time window is dropped, and at
+most ``MAX_TRACKED`` fingerprints and ``MAX_EVICTIONS`` eviction counts are kept.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict, deque
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from votr_mcp.session.normalize import fingerprint
+from votr_mcp.session.settings import GuardSettings
+
+__all__ = ["Trip", "IterationGuard", "polling_tolerant", "MAX_TRACKED", "MAX_EVICTIONS"]
+
+MAX_TRACKED = 512
+MAX_EVICTIONS = 256
+
+
+def polling_tolerant(annotations: Mapping[str, Any] | None) -> bool:
+    """True when MCP tool annotations say the tool is read-only or idempotent."""
+    if not annotations:
+        return False
+    return annotations.get("readOnlyHint") is True or annotations.get("idempotentHint") is True
+
+
+@dataclass(frozen=True, slots=True)
+class Trip:
+    """A detected loop: which tool, which detector, how many calls, and the how-manieth time."""
+
+    tool: str
+    detector: Literal["repeats", "call_window"]
+    count: int
+    span: float  # seconds for "repeats", number of calls for "call_window"
+    evictions: int  # 1 on the first trip of this tool in the session
+
+
+@dataclass(slots=True)
+class _Track:
+    tool: str
+    times: deque[float]
+
+
+class IterationGuard:
+    """Per-session loop detector. Not thread-safe: one session is served by one event loop."""
+
+    __slots__ = ("_settings", "_tracks", "_recent", "_evictions")
+
+    def __init__(self, settings: GuardSettings) -> None:
+        self._settings = settings
+        # Least recently called fingerprint first, so stale ones are swept from the front.
+        self._tracks: OrderedDict[str, _Track] = OrderedDict()
+        self._recent: deque[str] = deque(maxlen=settings.call_window_size)
+        self._evictions: OrderedDict[str, int] = OrderedDict()
+
+    def record(self, tool: str, arguments: Mapping[str, Any] | None, now: float, *, tolerant: bool = False) -> Trip | None:
+        """Count one call of ``tool``; a ``Trip`` when this call completes a loop."""
+        s = self._settings
+        if not s.enabled:
+            return None
+        self._sweep(now)
+        key = fingerprint(tool, arguments)
+        track = self._tracks.get(key)
+        if track is None:
+            track = self._tracks[key] = _Track(tool, deque())
+            if len(self._tracks) > MAX_TRACKED:
+                self._tracks.popitem(last=False)
+        else:
+            self._tracks.move_to_end(key)
+        track.times.append(now)
+        self._recent.append(key)
+
+        tolerant = tolerant or tool in s.exempt
+        limit = s.polling_max_repeats if tolerant else s.max_repeats
+        trip: Trip | None = None
+        if len(track.times) > limit:
+            trip = Trip(tool, "repeats", len(track.times), s.window_seconds, self._count_eviction(tool))
+        elif not tolerant:
+            seen = sum(1 for k in self._recent if k == key)
+            if seen >= s.call_window_limit:
+                trip = Trip(tool, "call_window", seen, len(self._recent), self._count_eviction(tool))
+        if trip is not None:
+            self._forget(key)
+        return trip
+
+    def reset(self, tool: str) -> None:
+        """Forget the call history of ``tool`` (a search found it again: a fresh start)."""
+        keys = {k for k, t in self._tracks.items() if t.tool == tool}
+        for key in keys:
+            self._forget(key)
+
+    def evictions(self, tool: str) -> int:
+        """How often the guard has tripped on ``tool`` in this session."""
+        return self._evictions.get(tool, 0)
+
+    def tracked(self) -> int:
+        """Fingerprints currently held (for bounds checks)."""
+        return len(self._tracks)
+
+    def _count_eviction(self, tool: str) -> int:
+        count = self._evictions.pop(tool, 0) + 1
+        self._evictions[tool] = count
+        if len(self._evictions) > MAX_EVICTIONS:
+            self._evictions.popitem(last=False)
+        return count
+
+    def _forget(self, key: str) -> None:
+        self._tracks.pop(key, None)
+        if key in self._recent:
+            kept = [k for k in self._recent if k != key]
+            self._recent.clear()
+            self._recent.extend(kept)
+
+    def _sweep(self, now: float) -> None:
+        # Drop timestamps older than the window; a fingerprint left empty is forgotten
+        # (its call-window occurrences stay: that detector ignores time on purpose).
+        horizon = now - self._settings.window_seconds
+        for key in list(self._tracks):
+            times = self._tracks[key].times
+            while times and times[0] <= horizon:
+                times.popleft()
+            if not times and key not in self._recent:
+                del self._tracks[key]

@@ -1,0 +1,163 @@
+"""The session registry: finds or creates the session of each request, and bounds them.
+
+Identity. A request belongs to the session of its transport (one stdio connection, one
+streamable-HTTP session) when the server passes a ``transport_key``; a client that opens a
+new connection per request passes back the ``session_id`` that ``search_tools`` returned.
+Session ids come from ``secrets`` (192 bits), so they cannot be guessed: holding one is
+what lets a request see a session, and no request reaches a session by any other path.
+
+Bounds. Sessions idle for ``idle_seconds`` or older than ``max_age_seconds`` are collected
+on every lookup, in time proportional to the number collected (two insertion-ordered maps,
+by last use and by birth). When ``max_sessions`` are live, the least recently used one is
+dropped to make room: a long-idle session loses its state rather than a new agent being
+refused service.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Iterable
+
+from votr_mcp.errors import SessionError
+from votr_mcp.session.settings import SessionSettings
+from votr_mcp.session.state import Session
+
+__all__ = ["SessionManager"]
+
+log = logging.getLogger(__name__)
+
+_ID_BYTES = 24
+_ID_MAX_CHARS = 128
+
+
+class SessionManager:
+    """All live sessions of one server process. Thread-safe for lookups and collection."""
+
+    def __init__(
+        self,
+        settings: SessionSettings | None = None,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        pinned: Iterable[str] = (),
+    ) -> None:
+        self.settings = settings or SessionSettings()
+        self._clock = clock
+        self._pinned: frozenset[str] = frozenset(pinned)
+        self._lock = threading.Lock()
+        self._by_use: OrderedDict[str, Session] = OrderedDict()  # least recently used first
+        self._by_birth: OrderedDict[str, Session] = OrderedDict()  # oldest first, never reordered
+        self._by_transport: dict[Hashable, str] = {}
+        self.collected = 0  # sessions removed by expiry or capacity since start
+
+    # -- pins -----------------------------------------------------------------------------
+
+    def set_pinned(self, names: Iterable[str]) -> None:
+        """Replace the pinned tool names (global and per-server always-include tools)."""
+        self._pinned = frozenset(names)
+
+    def is_pinned(self, name: str) -> bool:
+        return name in self._pinned
+
+    # -- lookup ---------------------------------------------------------------------------
+
+    def resolve(self, session_id: str | None = None, transport_key: Hashable | None = None) -> Session:
+        """The session for this request.
+
+        ``session_id`` wins when given and must be live. Otherwise the transport's session
+        is used (created on first use), and without either a new session is created: the
+        caller must hand its ``id`` back to the client.
+        """
+        with self._lock:
+            now = self._clock()
+            self._collect(now)
+            if session_id is not None:
+                session = self._lookup(session_id)
+            elif transport_key is not None and transport_key in self._by_transport:
+                session = self._by_use[self._by_transport[transport_key]]
+            else:
+                session = self._create(now, transport_key)
+            session.last_seen = now
+            self._by_use.move_to_end(session.id)
+            return session
+
+    def get(self, session_id: str) -> Session:
+        """The live session with this id, or ``SessionError``."""
+        with self._lock:
+            self._collect(self._clock())
+            return self._lookup(session_id)
+
+    def close_transport(self, transport_key: Hashable) -> None:
+        """Drop the session of a transport that disconnected (its id stops working too)."""
+        with self._lock:
+            session_id = self._by_transport.pop(transport_key, None)
+            if session_id is not None:
+                self._remove(session_id)
+
+    def collect(self) -> int:
+        """Remove expired sessions now; returns how many were removed."""
+        with self._lock:
+            return self._collect(self._clock())
+
+    def __len__(self) -> int:
+        return len(self._by_use)
+
+    # -- internals (lock held) ------------------------------------------------------------
+
+    def _lookup(self, session_id: str) -> Session:
+        if not isinstance(session_id, str) or not session_id or len(session_id) > _ID_MAX_CHARS:
+            raise SessionError(
+                "session_id must be the string that search_tools returned; "
+                "omit it to start a new session"
+            )
+        session = self._by_use.get(session_id)
+        if session is None:
+            # Never echo the id back: it may be someone's mistyped secret.
+            raise SessionError(
+                "unknown or expired session_id; sessions end after "
+                f"{self.settings.idle_seconds:g} s idle or {self.settings.max_age_seconds:g} s in total. "
+                "Omit session_id (or call search_tools without it) to start a new session."
+            )
+        return session
+
+    def _create(self, now: float, transport_key: Hashable | None) -> Session:
+        while len(self._by_use) >= self.settings.max_sessions:
+            oldest = next(iter(self._by_use))
+            log.info("session limit %d reached: dropping the least recently used session", self.settings.max_sessions)
+            self._remove(oldest)
+        session_id = secrets.token_urlsafe(_ID_BYTES)
+        while session_id in self._by_use:  # astronomically unlikely; never reuse an id
+            session_id = secrets.token_urlsafe(_ID_BYTES)
+        session = Session(session_id, self.settings, self._clock, self.is_pinned, transport_key)
+        self._by_use[session_id] = session
+        self._by_birth[session_id] = session
+        if transport_key is not None:
+            self._by_transport[transport_key] = session_id
+        return session
+
+    def _remove(self, session_id: str) -> None:
+        session = self._by_use.pop(session_id, None)
+        self._by_birth.pop(session_id, None)
+        if session is not None:
+            self.collected += 1
+            if session.transport_key is not None and self._by_transport.get(session.transport_key) == session_id:
+                del self._by_transport[session.transport_key]
+
+    def _collect(self, now: float) -> int:
+        before = self.collected
+        idle_horizon = now - self.settings.idle_seconds
+        while self._by_use:
+            session = next(iter(self._by_use.values()))
+            if session.last_seen > idle_horizon:
+                break
+            self._remove(session.id)
+        age_horizon = now - self.settings.max_age_seconds
+        while self._by_birth:
+            session = next(iter(self._by_birth.values()))
+            if session.created > age_horizon:
+                break
+            self._remove(session.id)
+        return self.collected - before
