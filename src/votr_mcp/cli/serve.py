@@ -1,0 +1,76 @@
+"""``votr-mcp serve``: run the MCP server (stdio by default; streamable HTTP or SSE on request)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+from pathlib import Path
+
+__all__ = ["register"]
+
+log = logging.getLogger("votr_mcp.serve")
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    parser = subparsers.add_parser(
+        "serve",
+        help="run the MCP server: search_tools + call_tool over your MCP servers",
+        description=(
+            "Serve search_tools and call_tool over MCP. With --config, connect to the upstream servers in that "
+            "mcpServers file (e.g. your claude_desktop_config.json); without it, serve the embedded catalog "
+            "(search works; calls explain how to configure the server)."
+        ),
+    )
+    parser.add_argument("--config", type=Path, help="upstream servers, in Claude Desktop's mcpServers JSON format")
+    parser.add_argument("--catalog", type=Path, help="serve this tool catalog (tools.jsonl, tools/list JSON or a folder) instead of the embedded one; no upstreams")
+    parser.add_argument("--transport", choices=("stdio", "sse", "http"), default="stdio", help="stdio (default); http = streamable HTTP at /mcp; sse = legacy SSE at /sse")
+    parser.add_argument("--host", default="127.0.0.1", help="HTTP bind address (default 127.0.0.1: this machine only)")
+    parser.add_argument("--port", type=int, default=8000, help="HTTP port (default 8000; 0 picks a free one, logged on stderr)")
+    parser.add_argument("--allow-host", action="append", default=[], metavar="HOST", help="also accept this Host header (e.g. 'mcp.example.com:*'); repeatable")
+    parser.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN", help="also accept this Origin (e.g. 'https://app.example.com'); repeatable")
+    parser.add_argument("--token-env", default="VOTR_MCP_TOKEN", metavar="VAR", help="HTTP clients must send 'Authorization: Bearer $VAR' when this variable is set (default VOTR_MCP_TOKEN)")
+    parser.add_argument("--expose", choices=("search", "all"), default="search", help="'all' also lists every upstream tool directly under its call name")
+    parser.add_argument("--max-results", type=int, default=None, help="cap on tools per search (default: adaptive)")
+    parser.add_argument("--no-dense", action="store_true", help="lexical retrieval only: do not load the embedding model")
+    parser.add_argument("--guard-max-repeats", type=int, default=3, metavar="N", help="identical calls of a tool allowed within 60 s before the iteration guard evicts it (default 3)")
+    parser.add_argument("--binding-mode", choices=("open", "strict"), default="open", help="strict: call_tool accepts only tools a search returned in this session")
+    parser.add_argument("--store", default=None, metavar="PATH", help="SQLite registry file (catalog, embeddings, change control)")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import anyio
+
+    from votr_mcp.errors import ConfigError
+    from votr_mcp.server.runtime import ServeOptions, serve
+    from votr_mcp.server.transports import HttpOptions
+
+    if args.config is not None and args.catalog is not None:
+        raise ConfigError("pass either --config (connect to upstream servers) or --catalog (serve a catalog file), not both")
+    if args.max_results is not None and not 1 <= args.max_results <= 20:
+        raise ConfigError(f"--max-results must be from 1 to 20, got {args.max_results}")
+    if args.guard_max_repeats < 1:
+        raise ConfigError(f"--guard-max-repeats must be at least 1, got {args.guard_max_repeats}")
+    if not 0 <= args.port <= 65535:
+        raise ConfigError(f"--port must be from 0 to 65535, got {args.port}")
+    options = ServeOptions(
+        config_path=args.config,
+        catalog_path=args.catalog,
+        transport=args.transport,
+        http=HttpOptions(
+            host=args.host,
+            port=args.port,
+            allowed_hosts=tuple(args.allow_host),
+            allowed_origins=tuple(args.allow_origin),
+            token=os.environ.get(args.token_env) or None,
+        ),
+        expose_all=args.expose == "all",
+        dense=not args.no_dense,
+        max_results=args.max_results,
+        guard_max_repeats=args.guard_max_repeats,
+        binding_mode=args.binding_mode,
+        store_path=args.store,
+    )
+    anyio.run(serve, options)
+    return 0

@@ -1,0 +1,263 @@
+"""The two meta-tools, as plain async methods: search the live index, forward a call.
+
+:class:`Hub` owns no transport. ``app.py`` turns MCP requests into calls on it; tests and
+benchmarks can drive it directly. Every failure the agent can act on is raised as
+``ToolError`` with a message that says what to do next; only that text reaches the model.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import json
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import anyio
+import anyio.to_thread
+import mcp_types as types
+from mcp.server.mcpserver.exceptions import ToolError
+
+from votr_mcp.catalog import Tool
+from votr_mcp.errors import UpstreamError, UpstreamTimeout, VotrError
+from votr_mcp.server.hooks import ChangeControl, NoChangeControl, NoSessions, SearchedTool, SessionHooks
+from votr_mcp.server.live_index import LiveIndex, Snapshot
+from votr_mcp.server.render import Found, search_structured, search_text, signature
+from votr_mcp.server.validation import ArgumentsChecker
+
+__all__ = ["Hub", "Upstreams", "SearchAnswer", "ToolError"]
+
+log = logging.getLogger(__name__)
+
+MAX_RESULTS_CAP = 20
+
+
+class Upstreams(Protocol):
+    """What the server needs from the upstream connections (S1's pool)."""
+
+    def configured(self, server: str) -> bool:
+        """Whether ``server`` is in the upstream config at all."""
+        ...
+
+    def unavailable(self, server: str) -> str | None:
+        """Why ``server`` cannot take calls now (None when it can)."""
+        ...
+
+    async def call(self, server: str, tool: str, arguments: dict[str, Any]) -> types.CallToolResult:
+        """Forward a call; the upstream's result unchanged. Raises UpstreamError/UpstreamTimeout."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class SearchAnswer:
+    """A search_tools answer: the text for the model and the same data structured."""
+
+    text: str
+    structured: dict[str, Any]
+
+
+@dataclass
+class Hub:
+    """search_tools and call_tool over a live index and (optionally) upstream servers.
+
+    ``upstreams`` is None when votr-mcp serves a catalog with no servers behind it (the
+    embedded registry, or a benchmark catalog): search works, calls explain how to
+    configure the server. ``setup_hints`` maps a server name to an ``mcpServers`` entry that
+    starts it, for that explanation.
+    """
+
+    index: LiveIndex
+    upstreams: Upstreams | None = None
+    sessions: SessionHooks = field(default_factory=NoSessions)
+    change_control: ChangeControl = field(default_factory=NoChangeControl)
+    setup_hints: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    default_max_results: int | None = None
+    startup_wait: float = 60.0
+    ready: anyio.Event = field(default_factory=anyio.Event)
+    _checker: ArgumentsChecker = field(default_factory=ArgumentsChecker)
+
+    # -- search_tools -------------------------------------------------------------------
+
+    async def search(
+        self,
+        query: Any,
+        *,
+        server_intent: Any = None,
+        tool_intent: Any = None,
+        max_results: Any = None,
+        session_id: Any = None,
+        transport_key: str = "local",
+    ) -> SearchAnswer:
+        query = _text_argument("query", query, required=True)
+        server_intent = _text_argument("server_intent", server_intent)
+        tool_intent = _text_argument("tool_intent", tool_intent)
+        limit = _limit_argument(max_results, self.default_max_results)
+        session = self._session(transport_key, session_id)
+        await self._wait_ready()
+        snap = self.index.current
+        withheld = self.change_control.withheld()
+        search = functools.partial(
+            snap.searcher.search,
+            query,
+            server_intent=server_intent,
+            tool_intent=tool_intent,
+            max_results=limit,
+            exclude=withheld,
+        )
+        # Retrieval is CPU work (a query embedding); keep the event loop free for other requests.
+        result = await anyio.to_thread.run_sync(search)
+        hits = list(result.hits)
+        if limit is not None:
+            hits = hits[:limit]
+        found = [self._found(snap, hit, getattr(result, "tier", None)) for hit in hits]
+        notes: list[str] = []
+        session_notes = self.sessions.after_search(session, query, [SearchedTool(f.call_name, f.tool) for f in found])
+        if session_notes.bound:
+            found = [_replace_bound(f, f.call_name in session_notes.bound) for f in found]
+        if session_notes.note:
+            notes.append(session_notes.note)
+        if self.upstreams is None and found:
+            notes.append("No upstream servers are configured, so these tools cannot be called yet; call_tool says how to add their server.")
+        dense = getattr(result, "dense_used", None)
+        if dense is False:
+            notes.append("Lexical results only: the embedding model is still loading.")
+        abstained = bool(getattr(result, "abstained", not found)) and not found
+        reason = getattr(result, "reason", None) if not found else None
+        sid = None if isinstance(self.sessions, NoSessions) else session
+        return SearchAnswer(
+            search_text(found, abstained=abstained, reason=reason, notes=notes, mark_unavailable=self.upstreams is not None),
+            search_structured(found, abstained=abstained, reason=reason, session_id=sid, notes=notes, dense=dense),
+        )
+
+    def _found(self, snap: Snapshot, hit: Any, result_tier: str | None) -> Found:
+        tool: Tool = hit.tool
+        reason = self._unavailable(tool.server)
+        sig = getattr(hit, "signature", None) or signature(tool)
+        return Found(
+            call_name=snap.names[tool.key],
+            tool=tool,
+            score=float(hit.score),
+            tier=getattr(hit, "tier", None) or result_tier,
+            signature=sig,
+            available=reason is None,
+            unavailable_reason=reason,
+        )
+
+    def _unavailable(self, server: str) -> str | None:
+        if self.upstreams is None or not self.upstreams.configured(server):
+            return f"server '{server}' is not configured"
+        return self.upstreams.unavailable(server)
+
+    # -- call_tool ----------------------------------------------------------------------
+
+    async def call(self, name: Any, arguments: Any, *, session_id: Any = None, transport_key: str = "local") -> types.CallToolResult:
+        if not isinstance(name, str) or not name.strip():
+            raise ToolError("call_tool needs 'name': the call name of a tool, as search_tools returned it (e.g. 'github__list_issues').")
+        arguments = _arguments(arguments)
+        session = self._session(transport_key, session_id)
+        await self._wait_ready()
+        snap = self.index.current
+        tool = snap.by_name.get(name.strip())
+        if tool is None:
+            raise ToolError(self._unknown_message(snap, name.strip()))
+        call_name = snap.names[tool.key]
+        refusal = self.change_control.refusal(tool.key)
+        if refusal:
+            raise ToolError(refusal)
+        try:
+            self.sessions.before_call(session, call_name, tool)
+        except VotrError as exc:
+            raise ToolError(str(exc)) from exc
+        problem = self._checker.check(tool, arguments)
+        if problem is not None:
+            return types.CallToolResult(content=[types.TextContent(type="text", text=problem)], is_error=True)
+        result = await self._forward(tool, call_name, arguments)
+        note = self.sessions.after_call(session, call_name, tool, arguments, bool(result.is_error))
+        if note:
+            result = result.model_copy(update={"content": [*result.content, types.TextContent(type="text", text=note)]})
+        return result
+
+    async def _forward(self, tool: Tool, call_name: str, arguments: dict[str, Any]) -> types.CallToolResult:
+        if self.upstreams is None or not self.upstreams.configured(tool.server):
+            raise ToolError(self._not_configured_message(tool, call_name))
+        reason = self.upstreams.unavailable(tool.server)
+        if reason is not None:
+            raise ToolError(f"'{call_name}' cannot run now: {reason}. votr-mcp keeps retrying the server; try again shortly, or search_tools for another tool.")
+        try:
+            return await self.upstreams.call(tool.server, tool.name, arguments)
+        except UpstreamTimeout as exc:
+            raise ToolError(f"'{call_name}' timed out: {exc}. The request was cancelled upstream; retry, or use another tool.") from exc
+        except UpstreamError as exc:
+            raise ToolError(f"'{call_name}' failed in its server '{tool.server}': {exc}") from exc
+
+    def _unknown_message(self, snap: Snapshot, name: str) -> str:
+        names = list(snap.by_name)
+        bare = name.split("__")[-1].lower()
+        same_tool = [n for n, t in snap.by_name.items() if t.name.lower() == bare]
+        close = difflib.get_close_matches(name, names, n=5, cutoff=0.6)
+        suggestions = list(dict.fromkeys([*same_tool, *close]))[:5]
+        hint = f" Did you mean {', '.join(repr(s) for s in suggestions)}?" if suggestions else ""
+        return f"Unknown tool '{name}'.{hint} Call search_tools to find the right tool and use the call name it returns."
+
+    def _not_configured_message(self, tool: Tool, call_name: str) -> str:
+        entry = self.setup_hints.get(tool.server) or {"command": "<command that starts the server>", "args": ["<its arguments>"]}
+        snippet = json.dumps({"mcpServers": {tool.server: entry}}, indent=2)
+        return (
+            f"'{call_name}' belongs to the MCP server '{tool.server}', which votr-mcp is not connected to. "
+            f"Add it to the upstream config file passed to `votr-mcp serve --config FILE`, e.g.:\n{snippet}\n"
+            "then restart votr-mcp."
+        )
+
+    # -- shared -------------------------------------------------------------------------
+
+    def _session(self, transport_key: str, session_id: Any) -> str:
+        if session_id is not None and not isinstance(session_id, str):
+            raise ToolError("'session_id' must be a string returned by search_tools; leave it out to use this connection's session.")
+        try:
+            return self.sessions.resolve(transport_key, session_id)
+        except VotrError as exc:
+            raise ToolError(str(exc)) from exc
+
+    async def _wait_ready(self) -> None:
+        # The first harvest of the upstreams may still run when the first request arrives.
+        if not self.ready.is_set():
+            with anyio.move_on_after(self.startup_wait):
+                await self.ready.wait()
+
+
+def _replace_bound(found: Found, bound: bool) -> Found:
+    return Found(found.call_name, found.tool, found.score, found.tier, found.signature, found.available, found.unavailable_reason, bound)
+
+
+def _text_argument(name: str, value: Any, *, required: bool = False) -> str | None:
+    if value is None or (isinstance(value, str) and not value.strip()):
+        if required:
+            raise ToolError(f"search_tools needs '{name}': a short description of what you want to do, e.g. 'list open pull requests'.")
+        return None
+    if not isinstance(value, str):
+        raise ToolError(f"'{name}' must be a string, got {type(value).__name__}.")
+    return value.strip()
+
+
+def _limit_argument(value: Any, default: int | None) -> int | None:
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_RESULTS_CAP:
+        raise ToolError(f"'max_results' must be a whole number from 1 to {MAX_RESULTS_CAP}, got {value!r}; leave it out to let votr-mcp choose.")
+    return value
+
+
+def _arguments(value: Any) -> dict[str, Any]:
+    if value is None:
+        return {}
+    if isinstance(value, str):
+        # Models often send the arguments object as a JSON string; accept it when it is one.
+        try:
+            value = json.loads(value) if value.strip() else {}
+        except json.JSONDecodeError:
+            raise ToolError("'arguments' must be a JSON object of the tool's parameters, e.g. {\"path\": \"/tmp\"}; got a string that is not JSON.") from None
+    if not isinstance(value, dict):
+        raise ToolError(f"'arguments' must be a JSON object of the tool's parameters, got {type(value).__name__}.")
+    return value

@@ -1,0 +1,122 @@
+"""The index the server searches, swapped whole when the catalog changes.
+
+A :class:`Snapshot` is immutable: the catalog, the retriever built over it and the call
+names. Searches read ``LiveIndex.current`` once and use that snapshot to the end, so a swap
+(one attribute assignment) never shows a search half of an old index and half of a new one.
+Rebuilds run in a worker thread (re-embedding is CPU work) and one at a time, so two
+list_changed notifications in a row cannot race each other.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import anyio
+import anyio.to_thread
+
+from votr_mcp.catalog import Catalog, Tool, ToolKey, call_names
+
+__all__ = ["Hit", "Result", "Searcher", "Snapshot", "LiveIndex"]
+
+log = logging.getLogger(__name__)
+
+
+class Hit(Protocol):
+    """One tool a search hands off (R1's ``votr_mcp.retrieval.Hit``)."""
+
+    tool: Tool
+    score: float
+
+
+class Result(Protocol):
+    """What a search returns (R1's ``votr_mcp.retrieval.SearchResult``)."""
+
+    hits: Sequence[Any]
+    abstained: bool
+    reason: str | None
+
+
+class Searcher(Protocol):
+    """The retrieval API the server needs (R1's ``votr_mcp.retrieval.Retriever``)."""
+
+    def search(
+        self,
+        query: str,
+        *,
+        server_intent: str | None = None,
+        tool_intent: str | None = None,
+        max_results: int | None = None,
+        exclude: Collection[ToolKey] = (),
+    ) -> Any: ...
+
+    def with_catalog(self, catalog: Catalog) -> Searcher: ...
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """One consistent view: catalog, retriever over it, call names both ways."""
+
+    catalog: Catalog
+    searcher: Searcher
+    version: int
+    names: Mapping[ToolKey, str] = field(repr=False)
+    by_name: Mapping[str, Tool] = field(repr=False)
+
+    @classmethod
+    def of(cls, catalog: Catalog, searcher: Searcher, version: int) -> Snapshot:
+        names = call_names(tool.key for tool in catalog)
+        by_name = {names[tool.key]: tool for tool in catalog}
+        return cls(catalog, searcher, version, names, by_name)
+
+
+class LiveIndex:
+    """Holds the current :class:`Snapshot` and replaces it atomically."""
+
+    def __init__(self, catalog: Catalog, searcher: Searcher) -> None:
+        self._current = Snapshot.of(catalog, searcher, 0)
+        self._lock = anyio.Lock()
+        self._listeners: list[Callable[[Snapshot], None]] = []
+
+    @property
+    def current(self) -> Snapshot:
+        return self._current
+
+    def on_swap(self, listener: Callable[[Snapshot], None]) -> None:
+        """Call ``listener`` with each new snapshot (after it is live)."""
+        self._listeners.append(listener)
+
+    def _swap(self, catalog: Catalog, searcher: Searcher) -> Snapshot:
+        snapshot = Snapshot.of(catalog, searcher, self._current.version + 1)
+        self._current = snapshot  # the atomic step: one reference assignment
+        for listener in self._listeners:
+            listener(snapshot)
+        return snapshot
+
+    async def update(self, change: Callable[[Snapshot], tuple[Catalog, Searcher]]) -> Snapshot:
+        """Run ``change(current)`` in a worker thread and make its (catalog, searcher) live.
+
+        Updates run one at a time, each on the snapshot the previous one left, so no
+        change is lost; searches keep using the old snapshot until the swap.
+        """
+        async with self._lock:
+            catalog, searcher = await anyio.to_thread.run_sync(change, self._current)
+            snapshot = self._swap(catalog, searcher)
+        log.info("index now holds %d tools of %d servers (version %d)", len(catalog), len(catalog.servers), snapshot.version)
+        return snapshot
+
+    async def rebuild(self, catalog: Catalog) -> Snapshot:
+        """Re-index ``catalog`` (the retriever re-embeds only changed tools) and swap it in."""
+        return await self.update(lambda snap: (catalog, snap.searcher.with_catalog(catalog)))
+
+    async def replace_server(self, server: str, tools: Iterable[Tool]) -> Snapshot:
+        """Swap in a new tool list for one server (after list_changed or a reconnect)."""
+        fresh = list(tools)
+
+        def change(snap: Snapshot) -> tuple[Catalog, Searcher]:
+            catalog = Catalog([*(t for t in snap.catalog if t.server != server), *fresh])
+            return catalog, snap.searcher.with_catalog(catalog)
+
+        return await self.update(change)

@@ -1,0 +1,183 @@
+"""Start-up and life of ``votr-mcp serve``: catalog, index, upstreams, transport.
+
+Order matters for the first answer, not for correctness:
+
+1. the transport starts at once, so a client's handshake never waits for upstreams;
+2. upstreams start concurrently; the first search waits (bounded) until each has connected
+   or failed once, then searches the tools harvested so far;
+3. the index starts lexical (BM25 + TF-IDF: milliseconds to build) and the dense stage is
+   added in a worker thread after the model loads, then swapped in; until then results say
+   they are lexical only;
+4. ``tools/list_changed`` or a reconnect re-indexes that one server (only changed tools are
+   re-embedded) and swaps the index while searches go on.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Mapping, Sequence
+from contextlib import AsyncExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from votr_mcp.catalog import Catalog, Tool, default_registry_path, load_catalog
+from votr_mcp.server.app import build_server
+from votr_mcp.server.hooks import ChangeControl, NoChangeControl, NoSessions, SessionHooks
+from votr_mcp.server.hub import Hub
+from votr_mcp.server.live_index import LiveIndex, Searcher, Snapshot
+from votr_mcp.server.transports import HttpOptions, serve_http, serve_stdio
+
+__all__ = ["ServeOptions", "serve", "build_searcher", "registry_setup_hints"]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class ServeOptions:
+    """Everything ``votr-mcp serve`` was told, as values (read in the CLI, nowhere else)."""
+
+    config_path: Path | None = None
+    catalog_path: Path | None = None
+    transport: str = "stdio"
+    http: HttpOptions = field(default_factory=HttpOptions)
+    expose_all: bool = False
+    dense: bool = True
+    max_results: int | None = None
+    guard_max_repeats: int | None = None
+    binding_mode: str = "open"
+    store_path: str | None = None
+
+
+def build_searcher(catalog: Catalog) -> Searcher:
+    """A lexical retriever over ``catalog``: ready in milliseconds, no model needed."""
+    from votr_mcp.retrieval import Retriever
+
+    return Retriever.build(catalog, embedder=None)
+
+
+def add_dense(snapshot: Snapshot) -> tuple[Catalog, Searcher]:
+    """The snapshot's retriever with the dense stage (loads the model; seconds). Worker thread."""
+    from votr_mcp.index.dense import MiniLMEmbedder
+
+    searcher: Any = snapshot.searcher
+    return snapshot.catalog, searcher.with_embedder(MiniLMEmbedder())
+
+
+def registry_setup_hints(path: Path) -> dict[str, Mapping[str, Any]]:
+    """``server -> mcpServers entry`` from the ``config`` of each registry file's server object."""
+    hints: dict[str, Mapping[str, Any]] = {}
+    files = [path] if path.is_file() else sorted(path.glob("*.json"))
+    for file in files:
+        try:
+            document = json.loads(file.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue  # load_catalog reports unreadable files; hints are optional
+        for listing in document if isinstance(document, list) else [document]:
+            server = listing.get("server") if isinstance(listing, dict) else None
+            if isinstance(server, dict) and isinstance(server.get("name"), str) and isinstance(server.get("config"), dict):
+                hints[server["name"]] = server["config"]
+    return hints
+
+
+async def serve(
+    options: ServeOptions,
+    *,
+    sessions: SessionHooks | None = None,
+    change_control: ChangeControl | None = None,
+) -> None:
+    """Run the server until the client disconnects (stdio) or the process is stopped (HTTP)."""
+    async with AsyncExitStack() as stack:
+        hub, start = await _prepare(options, stack, sessions or NoSessions(), change_control or NoChangeControl())
+        server = build_server(hub, expose_all=options.expose_all)
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(start)
+            if options.dense:
+                tg.start_soon(_load_dense, hub)
+            if options.transport == "stdio":
+                await serve_stdio(server)
+                tg.cancel_scope.cancel()  # the client closed stdin: stop upstreams and the model load too
+            else:
+                await serve_http(server, options.transport, options.http)
+
+
+async def _prepare(options: ServeOptions, stack: AsyncExitStack, sessions: SessionHooks, change_control: ChangeControl) -> tuple[Hub, Any]:
+    """Build the hub; return it with a coroutine function that finishes start-up in the background."""
+    if options.config_path is None:
+        path = options.catalog_path or default_registry_path()
+        loaded = load_catalog(path)
+        for problem in loaded.problems:
+            log.warning("catalog: %s", problem)
+        log.info("no upstream config: serving the catalog at %s (%d tools of %d servers); calls explain how to add servers",
+                 path, len(loaded.catalog), len(loaded.catalog.servers))
+        hub = Hub(LiveIndex(loaded.catalog, build_searcher(loaded.catalog)), None, sessions, change_control,
+                  setup_hints=registry_setup_hints(path), default_max_results=options.max_results)
+        hub.ready.set()
+
+        async def nothing() -> None:
+            return None
+
+        return hub, nothing
+
+    from votr_mcp.config import load_upstreams
+    from votr_mcp.upstream import Upstreams
+
+    config = load_upstreams(options.config_path)
+    for problem in config.problems:
+        log.warning("config: %s", problem)
+    if not config.enabled:
+        log.warning("%s configures no enabled upstream server; search has nothing to find", options.config_path)
+    empty = Catalog([])
+    hub = Hub(LiveIndex(empty, build_searcher(empty)), None, sessions, change_control, default_max_results=options.max_results)
+
+    async def on_tools(server: str, tools: Sequence[Tool]) -> None:
+        # Before the first full index the start-up path below picks these up anyway.
+        if hub.ready.is_set():
+            log.info("upstream %s now lists %d tools: re-indexing it", server, len(tools))
+            await hub.index.replace_server(server, tools)
+
+    upstreams = await stack.enter_async_context(Upstreams(config, on_tools=on_tools))
+    hub.upstreams = _UpstreamsView(upstreams, config)
+
+    async def start() -> None:
+        await upstreams.wait_started()
+        catalog = Catalog(upstreams.tools())
+        await hub.index.rebuild(catalog)
+        hub.ready.set()
+        log.info("ready: %d tools from %d upstream servers", len(catalog), len(catalog.servers))
+
+    return hub, start
+
+
+async def _load_dense(hub: Hub) -> None:
+    try:
+        await hub.index.update(add_dense)
+        log.info("dense retrieval ready")
+    except Exception:  # noqa: BLE001 - lexical search still works; say why dense did not come
+        log.exception("could not load the embedding model; serving lexical results only")
+
+
+class _UpstreamsView:
+    """Adapts S1's ``Upstreams`` to what the hub asks: configured? available? call."""
+
+    def __init__(self, upstreams: Any, config: Any) -> None:
+        self._upstreams = upstreams
+        self._config = config
+
+    def configured(self, server: str) -> bool:
+        entry = self._config.get(server)
+        return entry is not None and not entry.disabled
+
+    def unavailable(self, server: str) -> str | None:
+        if self._upstreams.available(server):
+            return None
+        status = self._upstreams.status(server)
+        state = getattr(status, "state", "not connected")
+        error = getattr(status, "error", None)
+        return f"server '{server}' is {state}" + (f" ({error})" if error else "")
+
+    async def call(self, server: str, tool: str, arguments: dict[str, Any]) -> Any:
+        return await self._upstreams.call(server, tool, arguments)

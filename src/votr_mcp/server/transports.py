@@ -1,0 +1,136 @@
+"""Serving the MCP server over stdio, streamable HTTP (``/mcp``) and legacy SSE (``/sse``).
+
+The HTTP transports check the Host and Origin headers of every request (DNS-rebinding
+protection, done by the SDK's transport security settings): by default only loopback
+names are accepted, matching the default bind address 127.0.0.1. An optional bearer token
+guards a shared deployment. The listening socket is bound before the server starts so that
+``--port 0`` works and the real address is logged.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import socket
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+from mcp.server import Server
+from mcp.server.sse import SseServerTransport
+from mcp.server.stdio import stdio_server
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+__all__ = ["HttpOptions", "serve_stdio", "serve_http", "http_app", "security_settings"]
+
+log = logging.getLogger(__name__)
+
+_LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+@dataclass(frozen=True)
+class HttpOptions:
+    """How to listen. ``allowed_hosts``/``allowed_origins`` extend the loopback defaults
+    (``host:*`` patterns allowed, as in the SDK); ``token`` requires ``Authorization: Bearer``."""
+
+    host: str = "127.0.0.1"
+    port: int = 8000
+    allowed_hosts: Sequence[str] = ()
+    allowed_origins: Sequence[str] = ()
+    token: str | None = field(default=None, repr=False)
+
+
+async def serve_stdio(server: Server[Any]) -> None:
+    """Serve one client on this process's stdin/stdout until it closes."""
+    async with stdio_server() as (read_stream, write_stream):
+        await server.run(read_stream, write_stream, server.create_initialization_options())
+
+
+def security_settings(options: HttpOptions) -> TransportSecuritySettings:
+    """Host/Origin allow-lists: loopback names plus the bound host, plus what the user added."""
+    hosts = ["127.0.0.1:*", "localhost:*", "[::1]:*", "127.0.0.1", "localhost"]
+    origins = ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"]
+    if options.host not in _LOOPBACK and options.host not in ("0.0.0.0", "::"):
+        hosts += [f"{options.host}:*", options.host]
+        origins += [f"http://{options.host}:*", f"https://{options.host}:*"]
+    hosts += list(options.allowed_hosts)
+    origins += list(options.allowed_origins)
+    return TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins)
+
+
+def http_app(server: Server[Any], transport: str, options: HttpOptions) -> Starlette:
+    """The ASGI app for ``transport`` 'http' (streamable HTTP at /mcp) or 'sse' (/sse + /messages/)."""
+    security = security_settings(options)
+    if transport == "http":
+        app = server.streamable_http_app(streamable_http_path="/mcp", transport_security=security, host=options.host)
+    elif transport == "sse":
+        app = _sse_app(server, security)
+    else:
+        raise ValueError(f"unknown HTTP transport {transport!r}; use 'http' or 'sse'")
+    if options.token:
+        app.add_middleware(_BearerToken, token=options.token)
+    return app
+
+
+def _sse_app(server: Server[Any], security: TransportSecuritySettings) -> Starlette:
+    sse = SseServerTransport("/messages/", security_settings=security)
+
+    async def handle_sse(request: Request) -> Response:
+        async with sse.connect_sse(request.scope, request.receive, request._send) as (read_stream, write_stream):  # noqa: SLF001
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+        return Response()
+
+    return Starlette(routes=[Route("/sse", endpoint=handle_sse, methods=["GET"]), Mount("/messages/", app=sse.handle_post_message)])
+
+
+class _BearerToken:
+    """Refuse HTTP requests without ``Authorization: Bearer <token>`` (constant-time compare)."""
+
+    def __init__(self, app: ASGIApp, token: str) -> None:
+        self.app = app
+        self.expected = f"Bearer {token}".encode()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            given = dict(scope.get("headers") or ()).get(b"authorization", b"")
+            if not secrets.compare_digest(given, self.expected):
+                response = JSONResponse({"error": "missing or wrong bearer token; send 'Authorization: Bearer <token>'"}, status_code=401)
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening TCP socket on (host, port); port 0 picks a free one."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.listen(128)
+    sock.setblocking(False)
+    return sock
+
+
+async def serve_http(server: Server[Any], transport: str, options: HttpOptions, *, ready: anyio.Event | None = None) -> None:
+    """Serve ``transport`` over HTTP until cancelled; logs the URL it listens on."""
+    import uvicorn  # only the HTTP transports need it
+
+    app = http_app(server, transport, options)
+    sock = bind(options.host, options.port)
+    host, port = sock.getsockname()[:2]
+    shown = f"[{host}]" if ":" in host else host
+    path = "/mcp" if transport == "http" else "/sse"
+    config = uvicorn.Config(app, log_level="warning", lifespan="on", access_log=False)
+    uv = uvicorn.Server(config)
+    log.info("serving %s at http://%s:%d%s", "streamable HTTP" if transport == "http" else "SSE", shown, port, path)
+    if options.host not in _LOOPBACK:
+        log.warning("listening on %s, not only on this machine: set --token so that only your agents can call tools", options.host)
+    if ready is not None:
+        ready.set()
+    await uv.serve(sockets=[sock])
