@@ -7,7 +7,7 @@ never edited after release: a schema change is a new migration.
 
 Schema (after all migrations)::
 
-    servers           one row per upstream server; trust policy 'pin' | 'auto'
+    servers           one row per upstream server; trust policy 'manual' | 'auto'
     tool_versions     immutable history: every definition a tool ever had, with the fields
                       that changed from the previous version (triggers forbid UPDATE/DELETE)
     tools             one row per (server, tool): the definition upstream serves now, its
@@ -43,7 +43,7 @@ def m001_registry(conn: Connection) -> None:
             description TEXT NOT NULL DEFAULT '',
             summary     TEXT NOT NULL DEFAULT '',
             server_hash TEXT NOT NULL,
-            trust       TEXT NOT NULL DEFAULT 'pin' CHECK (trust IN ('pin', 'auto')),
+            trust       TEXT NOT NULL DEFAULT 'manual' CHECK (trust IN ('manual', 'auto')),
             present     INTEGER NOT NULL DEFAULT 1,
             first_seen  TEXT NOT NULL,
             updated_at  TEXT NOT NULL

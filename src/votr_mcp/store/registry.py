@@ -32,7 +32,7 @@ from votr_mcp.store._sqlite import Connection
 
 __all__ = ["ToolRecord", "VersionRecord", "SyncReport", "Registry", "TRUST_POLICIES", "changed_fields"]
 
-TRUST_POLICIES = ("pin", "auto")
+TRUST_POLICIES = ("manual", "auto")
 
 
 def _now() -> str:
@@ -109,8 +109,8 @@ class Registry:
     ) -> SyncReport:
         """Record a harvest: new tools are trusted on first use, changed ones held back (or
         auto-accepted for servers with trust 'auto'), tools missing from a harvested server
-        marked removed. ``trust`` sets the policy of the harvested servers ('pin' | 'auto', one
-        for all or per server name); None keeps each server's stored policy ('pin' when new). ``prune_servers`` also removes every server absent from ``catalog``
+        marked removed. ``trust`` sets the policy of the harvested servers ('manual' | 'auto', one
+        for all or per server name); None keeps each server's stored policy ('manual' when new). ``prune_servers`` also removes every server absent from ``catalog``
         (a full catalog file); leave it off for a partial harvest (e.g. one failed upstream)."""
         counts = dict.fromkeys(("new", "changed", "held", "auto_accepted", "removed", "restored"), 0)
         now = _now()
@@ -153,13 +153,24 @@ class Registry:
         """Make an older version the accepted one (undo a mistaken acceptance)."""
         return self._set_accepted(self.find(name), version, "rolled_back")
 
+    def retire_servers(self, keep: Iterable[str]) -> int:
+        """Mark every tool of servers not in ``keep`` removed (servers dropped from the config);
+        returns how many tools that removed."""
+        names = set(keep)
+        with _sqlite.guard("retiring servers"), _sqlite.write(self.conn):
+            ids = {int(i) for i, n in self.conn.execute("SELECT id, name FROM servers").fetchall() if n in names}
+            removed = self._prune_servers(ids, _now())
+        self.generation += 1
+        return removed
+
     def set_trust(self, server: str, trust: str) -> None:
-        """Set a server's policy: 'pin' (hold changes back) or 'auto' (accept changes)."""
+        """Set a server's policy: 'manual' (hold changes back) or 'auto' (accept changes)."""
         _check_trust(trust)
         with _sqlite.guard("setting a trust policy"), _sqlite.write(self.conn):
             self.conn.execute("UPDATE servers SET trust = ? WHERE name = ?", (trust, server))
             if self.conn.changes() == 0:
                 raise StoreError(f"unknown server '{server}'; `votr-mcp tools list` shows the servers in the store")
+        self.generation += 1
 
     # ---- reading -------------------------------------------------------------------------
 
@@ -252,7 +263,7 @@ class Registry:
             return int(row[0][0])
         self.conn.execute(
             "INSERT INTO servers (name, description, summary, server_hash, trust, first_seen, updated_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?)", (name, description, summary, digest, trust or "pin", now, now))
+            "VALUES (?, ?, ?, ?, ?, ?, ?)", (name, description, summary, digest, trust or "manual", now, now))
         return int(self.conn.last_insert_rowid())
 
     def _existing(self, server_ids: Iterable[int]) -> dict[tuple[int, str], dict[str, Any]]:
@@ -390,7 +401,7 @@ def _extra_json(tool: Tool) -> str:
 
 def _check_trust(trust: str) -> None:
     if trust not in TRUST_POLICIES:
-        raise StoreError(f"unknown trust policy '{trust}'; use 'pin' (hold changed tools back) or 'auto' (accept changes)")
+        raise StoreError(f"unknown trust policy '{trust}'; use 'manual' (hold changed tools back until accepted) or 'auto' (accept changes)")
 
 
 def _trust_of(trust: str | Mapping[str, str] | None, server: str) -> str | None:
