@@ -1,1 +1,24 @@
-"""retrieval"""
+"""Hybrid tool retrieval: dense + BM25 + TF-IDF fused by RRF, reranked near the head, with
+adaptive k and abstention. Pure library code: imports no mcp, no SQLite driver, no anyio, and
+loads no model until a MiniLMEmbedder first encodes."""
+
+from votr_mcp.retrieval.calibration import Calibration, fit, shipped_calibration
+from votr_mcp.retrieval.config import STAGES, RetrievalConfig
+from votr_mcp.retrieval.pipeline import Exclude, Retriever
+from votr_mcp.retrieval.render import count_tokens, signature
+from votr_mcp.retrieval.result import Hit, Need, SearchResult
+
+__all__ = [
+    "Calibration",
+    "Exclude",
+    "Hit",
+    "Need",
+    "RetrievalConfig",
+    "Retriever",
+    "STAGES",
+    "SearchResult",
+    "count_tokens",
+    "fit",
+    "shipped_calibration",
+    "signature",
+]

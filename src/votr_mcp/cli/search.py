@@ -1,0 +1,93 @@
+"""``votr-mcp search "QUERY"``: search a catalog from the command line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+from pathlib import Path
+
+__all__ = ["register"]
+
+log = logging.getLogger(__name__)
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser("search", help="find the tools for a query in a catalog",
+                              description="Search a tool catalog and print the tools chosen (tool, score, tier, signature).")
+    p.add_argument("query", help="what you need, e.g. 'list open pull requests'")
+    p.add_argument("--catalog", type=Path, help="tools.jsonl, a tools/list JSON file, or a folder of them (default: the embedded registry/)")
+    p.add_argument("--server-intent", help="hint: which service (e.g. 'github')")
+    p.add_argument("--tool-intent", help="hint: which action (e.g. 'list pull requests')")
+    p.add_argument("--max-results", type=int, help="return at most this many tools")
+    p.add_argument("--lexical", action="store_true", help="skip the embedding model (BM25 + TF-IDF only)")
+    p.add_argument("--cache-dir", type=Path, help="embedding cache folder (default: the user cache dir; env VOTR_CACHE_DIR)")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.set_defaults(handler=run)
+
+
+def _cache_dir(arg: Path | None) -> Path:
+    if arg is not None:
+        return arg
+    if os.environ.get("VOTR_CACHE_DIR"):
+        return Path(os.environ["VOTR_CACHE_DIR"]) / "embeddings"
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("votr-mcp")) / "embeddings"
+
+
+def run(args: argparse.Namespace) -> int:
+    from votr_mcp.catalog import default_registry_path, load_catalog
+    from votr_mcp.index import FileEmbeddingCache, MiniLMEmbedder
+    from votr_mcp.retrieval import Retriever
+
+    path = args.catalog or default_registry_path()
+    loaded = load_catalog(path)
+    for problem in loaded.problems:
+        log.warning("%s", problem)
+    embedder = None if args.lexical else MiniLMEmbedder()
+    retriever = Retriever.build(loaded.catalog, embedder=embedder, cache=FileEmbeddingCache(_cache_dir(args.cache_dir)))
+    result = retriever.search(args.query, server_intent=args.server_intent, tool_intent=args.tool_intent,
+                              max_results=args.max_results)
+    if args.json:
+        print(json.dumps(_as_json(result), indent=2, ensure_ascii=False))
+        return 0
+    out = sys.stdout
+    if result.abstained:
+        out.write(f"no tool returned: {result.reason}\n")
+    for need in result.needs:
+        out.write(f"need {result.needs.index(need) + 1}: {need.text}\n")
+    rows = [(h.call_name, f"{h.score:.4f}", h.tier, "" if h.need is None else str(h.need + 1), h.signature) for h in result.hits]
+    if rows:
+        widths = [max(len(r[i]) for r in rows + [("tool", "score", "tier", "need", "")]) for i in range(4)]
+        out.write("  ".join(h.ljust(w) for h, w in zip(("tool", "score", "tier", "need"), widths)) + "  signature\n")
+        for r in rows:
+            out.write("  ".join(c.ljust(w) for c, w in zip(r[:4], widths)) + f"  {r[4]}\n")
+    out.write(f"k={result.k} ({result.reason}); {result.tokens()} cl100k tokens returned\n")
+    return 0
+
+
+def _as_json(result: object) -> dict:
+    from votr_mcp.retrieval import SearchResult
+
+    assert isinstance(result, SearchResult)
+
+    def hit(h) -> dict:  # type: ignore[no-untyped-def]
+        return {"server": h.tool.server, "name": h.tool.name, "call_name": h.call_name, "score": round(h.score, 6),
+                "confidence": None if h.confidence is None else round(h.confidence, 4), "tier": h.tier,
+                "need": h.need, "signature": h.signature}
+
+    return {
+        "query": result.query,
+        "k": result.k,
+        "abstained": result.abstained,
+        "reason": result.reason,
+        "tier": result.tier,
+        "dense_used": result.dense_used,
+        "hits": [hit(h) for h in result.hits],
+        "ranked": [hit(h) for h in result.ranked],
+        "needs": [{"text": n.text, "hits": [hit(h) for h in n.hits], "abstained": n.abstained} for n in result.needs],
+        "tokens": result.tokens(),
+    }

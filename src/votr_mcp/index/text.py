@@ -1,0 +1,54 @@
+"""The texts each index sees for a tool or a server.
+
+One place decides what is embedded and what is matched lexically, so the content hash of an
+embedded text changes exactly when what the model would read changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from votr_mcp.catalog.models import Server, Tool
+from votr_mcp.index.tokenize import split_identifier
+
+__all__ = ["tool_dense_text", "server_texts", "tool_lexical_text", "tool_name_text", "parameter_names"]
+
+# MiniLM reads at most 256 word pieces; longer descriptions only add noise past the first lines.
+_DENSE_CHARS = 700
+
+
+def tool_name_text(tool: Tool) -> str:
+    """The tool name with identifier boundaries turned into spaces ("list_pull_requests" -> "list pull requests")."""
+    return " ".join(split_identifier(tool.title or tool.name).split())
+
+
+def parameter_names(tool: Tool) -> list[str]:
+    """Names of the tool's input parameters (top level)."""
+    props = tool.input_schema.get("properties") if isinstance(tool.input_schema, Mapping) else None
+    return [str(k) for k in props] if isinstance(props, Mapping) else []
+
+
+def tool_dense_text(tool: Tool) -> str:
+    """What the embedding model reads for a tool: its name in words, then its description."""
+    text = f"{tool_name_text(tool)}: {tool.description.strip()}"
+    return text[:_DENSE_CHARS]
+
+
+def server_texts(server: Server) -> tuple[str, str]:
+    """(name + description, name + summary) of a server; the summary falls back to the description."""
+    name = " ".join(split_identifier(server.name).split())
+    description = f"{name}: {server.description.strip()}"[:_DENSE_CHARS]
+    summary = f"{name}: {server.summary.strip()}"[:_DENSE_CHARS] if server.summary.strip() else description
+    return description, summary
+
+
+def tool_lexical_text(tool: Tool, *, include_server_description: bool = True, include_parameters: bool = True) -> str:
+    """Fields matched by BM25 and TF-IDF: tool name (twice: it is the strongest field), description,
+    server name, and optionally parameter names and the server description."""
+    parts: list[Any] = [tool_name_text(tool), tool_name_text(tool), tool.description, split_identifier(tool.server)]
+    if include_parameters:
+        parts.append(" ".join(parameter_names(tool)))
+    if include_server_description:
+        parts.append(tool.server_description)
+    return "\n".join(str(p) for p in parts if p)

@@ -1,0 +1,66 @@
+"""Switches and weights of the retrieval pipeline, so an ablation can turn any stage off."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+
+__all__ = ["RetrievalConfig", "STAGES"]
+
+STAGES = ("dense", "bm25", "sparse", "hierarchical", "tool2vec", "dice", "intent", "expansion", "decompose", "adaptive_k")
+"""Stage names accepted by :meth:`RetrievalConfig.without`, in pipeline order."""
+
+
+@dataclass(frozen=True, slots=True)
+class RetrievalConfig:
+    """Which stages run and how much each weighs. Defaults are the fitted choice on dev rows."""
+
+    dense: bool = True
+    bm25: bool = True
+    sparse: bool = True
+    hierarchical: bool = True
+    tool2vec: bool = True
+    dice: bool = True
+    intent: bool = True
+    expansion: bool = True
+    decompose: bool = True
+    adaptive_k: bool = True
+
+    # Reciprocal rank fusion: Σ w / (rrf_k + rank) over lists cut at `depth`.
+    w_dense: float = 1.0
+    w_flat_dense: float = 0.0
+    w_bm25: float = 1.0
+    w_sparse: float = 0.35
+    w_hint: float = 1.0
+    rrf_k: int = 60
+    depth: int = 50
+
+    # Reranks applied to the `head` best fused candidates only, in RRF units (1/(rrf_k+1) ≈ 0.016).
+    head: int = 10
+    dice_weight: float = 0.01
+    intent_weight: float = 0.004
+
+    # Overlap expansion: add a same-capability tool of another server when its vector is this close.
+    expansion_cosine: float = 0.92
+    expansion_max: int = 2
+
+    # Whole-task decomposition: weight of the whole query's list against each need's list.
+    w_whole: float = 1.0
+    max_needs: int = 5
+
+    # k when adaptive k is off or cannot run (no calibration, or dense not ready).
+    default_k: int = 3
+    ranked_size: int = 10
+
+    def without(self, stage: str) -> "RetrievalConfig":
+        """This config with one stage switched off (for "full minus stage" ablations)."""
+        if stage not in STAGES:
+            raise ValueError(f"unknown stage '{stage}'; choose one of {', '.join(STAGES)}")
+        return replace(self, **{stage: False})
+
+    def with_(self, **changes: object) -> "RetrievalConfig":
+        """This config with some fields changed; unknown names raise ValueError."""
+        known = {f.name for f in fields(self)}
+        unknown = set(changes) - known
+        if unknown:
+            raise ValueError(f"unknown RetrievalConfig fields {sorted(unknown)}")
+        return replace(self, **changes)  # type: ignore[arg-type]

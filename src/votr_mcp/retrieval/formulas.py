@@ -1,0 +1,53 @@
+"""The small formulas of the pipeline, one pure function each, named after their source."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+import numpy as np
+from numpy.typing import NDArray
+
+__all__ = ["top_k", "rrf", "dice", "hierarchical", "softmax"]
+
+
+def top_k(scores: NDArray[np.floating], k: int) -> NDArray[np.intp]:
+    """Indices of the k largest scores, best first (argpartition, then sort only those k)."""
+    n = scores.shape[0]
+    if k <= 0 or n == 0:
+        return np.zeros(0, dtype=np.intp)
+    if k >= n:
+        return np.argsort(-scores, kind="stable")
+    part = np.argpartition(-scores, k - 1)[:k]
+    return part[np.argsort(-scores[part], kind="stable")]
+
+
+def rrf(ranked: NDArray[np.intp], weight: float, n: int, k: int = 60) -> NDArray[np.float64]:
+    """Weighted reciprocal rank fusion contribution (Cormack, Clarke & Büttcher, SIGIR 2009):
+    the document at 1-based rank r of this list gets weight / (k + r); unlisted documents 0."""
+    out = np.zeros(n, dtype=np.float64)
+    out[ranked] = weight / (k + np.arange(1, len(ranked) + 1, dtype=np.float64))
+    return out
+
+
+def dice(a: Collection[str], b: Collection[str]) -> float:
+    """Sørensen-Dice coefficient 2|A∩B| / (|A| + |B|) of two token sets (0 when both are empty)."""
+    sa, sb = set(a), set(b)
+    if not sa and not sb:
+        return 0.0
+    return 2.0 * len(sa & sb) / (len(sa) + len(sb))
+
+
+def hierarchical(server_score: NDArray[np.floating], tool_score: NDArray[np.floating]) -> NDArray[np.float64]:
+    """VOTR's server→tool score τ = σ·t·max(σ, t), with σ and t clipped at 0 so that two
+    negative cosines cannot multiply into a high score."""
+    s = np.clip(np.asarray(server_score, dtype=np.float64), 0.0, None)
+    t = np.clip(np.asarray(tool_score, dtype=np.float64), 0.0, None)
+    return s * t * np.maximum(s, t)
+
+
+def softmax(x: NDArray[np.floating], temperature: float) -> NDArray[np.float64]:
+    """exp(x/T) normalised to sum 1, computed stably."""
+    z = np.asarray(x, dtype=np.float64) / max(temperature, 1e-9)
+    z = z - z.max() if z.size else z
+    e = np.exp(z)
+    return e / e.sum() if e.size else e

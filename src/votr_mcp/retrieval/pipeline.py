@@ -1,0 +1,358 @@
+"""The Retriever: hybrid retrieval over one catalog, adaptive k and abstention.
+
+Per query (and per need of a whole-task query): dense hierarchical scores, BM25 and TF-IDF
+scores over all tools as numpy vectors; each list is cut at ``depth`` with argpartition and
+fused by weighted RRF; the ``head`` best get a Dice field bonus and a singular/bulk bonus; the
+ranked list is turned into k hand-offs by the calibration, or into an abstention.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Literal
+
+import numpy as np
+from numpy.typing import NDArray
+
+from votr_mcp.catalog.models import Catalog, ToolKey
+from votr_mcp.catalog.naming import call_names
+from votr_mcp.errors import RetrievalError
+from votr_mcp.index.catalog_index import DenseIndex, LexicalIndex, build_dense, build_lexical
+from votr_mcp.index.dense import Embedder, EmbeddingCache, MemoryEmbeddingCache
+from votr_mcp.index.tokenize import content_tokens, split_identifier, tokenize
+from votr_mcp.retrieval.calibration import Calibration, choose_k, confidences, shipped_calibration
+from votr_mcp.retrieval.config import RetrievalConfig
+from votr_mcp.retrieval.formulas import dice, hierarchical, rrf, top_k
+from votr_mcp.retrieval.intent import query_bulk, split_needs, tool_bulk
+from votr_mcp.retrieval.result import Hit, Need, SearchResult
+
+__all__ = ["Retriever", "Exclude"]
+
+log = logging.getLogger(__name__)
+
+Exclude = Collection[ToolKey] | NDArray[np.bool_]
+"""Tools a search must not return: keys, or a boolean mask over catalog positions."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Ranking:
+    order: NDArray[np.intp]  # catalog positions, best first
+    fused: NDArray[np.float64]  # fused (and reranked) score of each ranked position
+    cosines: NDArray[np.float64]  # raw query-tool cosine of each, 0 without dense
+
+
+class Retriever:
+    """Hybrid tool retrieval over one catalog. Immutable: ``with_*`` methods return new retrievers."""
+
+    def __init__(self, catalog: Catalog, lexical: LexicalIndex, dense: DenseIndex | None, *, embedder: Embedder | None,
+                 cache: EmbeddingCache, config: RetrievalConfig, calibration: Calibration | None) -> None:
+        self.catalog = catalog
+        self.config = config
+        self.calibration = calibration
+        self.embedder = embedder
+        self.cache = cache
+        self._lexical = lexical
+        self._dense = dense
+        names = call_names(t.key for t in catalog)
+        self.call_names: Mapping[ToolKey, str] = names
+        self._name_tokens = [content_tokens(split_identifier(t.name)) for t in catalog]
+        self._server_tokens = [content_tokens(t.server) for t in catalog]
+        self._bulk = np.fromiter((tool_bulk(t.name) for t in catalog), dtype=np.int8, count=len(catalog))
+        servers = list(catalog.servers)
+        self._server_names = servers
+        self._server_name_tokens = [content_tokens(s) for s in servers]
+        self._server_row = {s: i for i, s in enumerate(servers)}
+        self._server_of = np.fromiter((self._server_row[t.server] for t in catalog), dtype=np.intp, count=len(catalog))
+
+    # ---- construction -------------------------------------------------------------------------
+
+    @classmethod
+    def build(cls, catalog: Catalog, *, embedder: Embedder | None = None, cache: EmbeddingCache | None = None,
+              config: RetrievalConfig | None = None,
+              calibration: Calibration | None | Literal["shipped"] = "shipped") -> "Retriever":
+        """Index a catalog. Without an embedder the retriever is lexical-only (``dense_ready`` False)
+        until :meth:`with_embedder`; ``calibration="shipped"`` uses the packaged calibration.json."""
+        if len(catalog) == 0:
+            raise RetrievalError("cannot build a retriever over an empty catalog; load at least one tool")
+        cache = cache if cache is not None else MemoryEmbeddingCache()
+        dense = build_dense(catalog, embedder, cache) if embedder is not None else None
+        if calibration == "shipped":
+            calibration = shipped_calibration()
+        return cls(catalog, build_lexical(catalog), dense, embedder=embedder, cache=cache,
+                   config=config or RetrievalConfig(), calibration=calibration)
+
+    def _copy(self, **changes: object) -> "Retriever":
+        new = object.__new__(Retriever)
+        new.__dict__.update(self.__dict__)
+        new.__dict__.update(changes)
+        return new
+
+    def with_catalog(self, catalog: Catalog) -> "Retriever":
+        """A retriever over a new catalog; only tools whose embedded text changed are re-embedded."""
+        return Retriever.build(catalog, embedder=self.embedder if self._dense is not None else None, cache=self.cache,
+                               config=self.config, calibration=self.calibration)
+
+    def with_embedder(self, embedder: Embedder, cache: EmbeddingCache | None = None) -> "Retriever":
+        """This catalog with dense vectors (embeds what the cache lacks; blocking)."""
+        cache = cache if cache is not None else self.cache
+        return self._copy(embedder=embedder, cache=cache, _dense=build_dense(self.catalog, embedder, cache))
+
+    def with_config(self, config: RetrievalConfig) -> "Retriever":
+        """Same indexes, other stage switches/weights (cheap: nothing is rebuilt)."""
+        return self._copy(config=config)
+
+    def with_calibration(self, calibration: Calibration | None) -> "Retriever":
+        return self._copy(calibration=calibration)
+
+    @property
+    def dense_ready(self) -> bool:
+        return self._dense is not None
+
+    def __repr__(self) -> str:
+        return f"Retriever({len(self.catalog)} tools, dense={'ready' if self.dense_ready else 'off'})"
+
+    # ---- query embedding ----------------------------------------------------------------------
+
+    def needs_of(self, query: str) -> list[str]:
+        """The needs a query names (``[query]`` when it names one, or decomposition is off)."""
+        return split_needs(query, self.config.max_needs) if self.config.decompose else [query]
+
+    def texts_for(self, query: str, server_intent: str | None = None, tool_intent: str | None = None) -> list[str]:
+        """Every text :meth:`search` embeds for this query, so a caller can embed many queries at once."""
+        needs = self.needs_of(query)
+        texts = [query] + (needs if len(needs) > 1 else [])
+        return texts + [t for t in (server_intent, tool_intent) if t]
+
+    def embed(self, texts: Sequence[str]) -> dict[str, NDArray[np.float32]]:
+        """Query vectors by text, in one encode call (empty when dense is not ready)."""
+        if self.embedder is None or self._dense is None or not texts:
+            return {}
+        unique = list(dict.fromkeys(texts))
+        return dict(zip(unique, self.embedder.encode(unique)))
+
+    # ---- search -------------------------------------------------------------------------------
+
+    def search(self, query: str, *, server_intent: str | None = None, tool_intent: str | None = None,
+               max_results: int | None = None, exclude: Exclude = (),
+               query_vectors: Mapping[str, NDArray[np.float32]] | None = None) -> SearchResult:
+        """Find the tools for a query. ``query_vectors`` may carry precomputed vectors by text
+        (see :meth:`texts_for`); texts missing from it are embedded in one call."""
+        if not isinstance(query, str) or not query.strip():
+            raise RetrievalError("the query is empty; describe the action you need, e.g. 'list open pull requests'")
+        if max_results is not None and max_results < 1:
+            raise RetrievalError(f"max_results must be at least 1, got {max_results}")
+        cfg = self.config
+        texts = self.texts_for(query, server_intent, tool_intent)
+        vectors: dict[str, NDArray[np.float32]] = dict(query_vectors or {})
+        use_dense = cfg.dense and self._dense is not None
+        if use_dense:
+            missing = [t for t in texts if t not in vectors]
+            vectors.update(self.embed(missing))
+        allowed = self._allowed(exclude)
+        hint = self._hint_scores(server_intent, tool_intent, vectors if use_dense else {})
+        needs = self.needs_of(query)
+        whole = self._rank(query, vectors.get(query) if use_dense else None, allowed, hint)
+        if len(needs) == 1:
+            return self._single(query, whole, use_dense, max_results)
+        rankings = [self._rank(n, vectors.get(n) if use_dense else None, allowed, hint) for n in needs]
+        return self._multi(query, needs, whole, rankings, use_dense, max_results)
+
+    def search_batch(self, queries: Sequence[str], *, server_intents: Sequence[str | None] | None = None,
+                     tool_intents: Sequence[str | None] | None = None, max_results: int | None = None,
+                     exclude: Exclude = ()) -> list[SearchResult]:
+        """Search many queries, embedding all their texts in one batch (for evaluation runs)."""
+        si = list(server_intents) if server_intents is not None else [None] * len(queries)
+        ti = list(tool_intents) if tool_intents is not None else [None] * len(queries)
+        texts = [t for q, s, u in zip(queries, si, ti) for t in self.texts_for(q, s, u)]
+        vectors = self.embed(texts) if self.config.dense else {}
+        return [self.search(q, server_intent=s, tool_intent=u, max_results=max_results, exclude=exclude,
+                            query_vectors=vectors) for q, s, u in zip(queries, si, ti)]
+
+    # ---- stages -------------------------------------------------------------------------------
+
+    def _allowed(self, exclude: Exclude) -> NDArray[np.bool_] | None:
+        if isinstance(exclude, np.ndarray):
+            if exclude.shape != (len(self.catalog),):
+                raise RetrievalError(f"exclude mask has shape {exclude.shape}; it needs one entry per catalog tool ({len(self.catalog)})")
+            return ~exclude.astype(bool)
+        if not exclude:
+            return None
+        allowed = np.ones(len(self.catalog), dtype=bool)
+        for key in exclude:
+            pos = self.catalog.position(key)
+            if pos is not None:
+                allowed[pos] = False
+        return allowed
+
+    def _hint_scores(self, server_intent: str | None, tool_intent: str | None,
+                     vectors: Mapping[str, NDArray[np.float32]]) -> list[NDArray[np.float64]]:
+        """One score vector over tools per hint given: server hints score a tool by its server."""
+        out: list[NDArray[np.float64]] = []
+        dense = self._dense
+        if server_intent:
+            hint_tokens = content_tokens(server_intent)
+            per_server = np.array([dice(hint_tokens, s) for s in self._server_name_tokens])
+            vec = vectors.get(server_intent)
+            if dense is not None and vec is not None:
+                per_server = per_server + np.maximum(dense.server_description @ vec, dense.server_summary @ vec)
+            out.append(per_server[self._server_of])
+        if tool_intent:
+            score = self._lexical.bm25.scores(tokenize(tool_intent))
+            score = score / score.max() if score.max() > 0 else score
+            vec = vectors.get(tool_intent)
+            if dense is not None and vec is not None:
+                score = score + dense.tools @ vec
+            out.append(score)
+        return out
+
+    def _rank(self, text: str, vec: NDArray[np.float32] | None, allowed: NDArray[np.bool_] | None,
+              hints: Sequence[NDArray[np.float64]]) -> _Ranking:
+        cfg, n = self.config, len(self.catalog)
+        fused = np.zeros(n, dtype=np.float64)
+        cos = np.zeros(n, dtype=np.float64)
+
+        def add(scores: NDArray[np.floating], weight: float, positive_only: bool) -> None:
+            if weight <= 0:
+                return
+            s = np.asarray(scores, dtype=np.float64)
+            if allowed is not None:
+                s = np.where(allowed, s, -np.inf)
+            order = top_k(s, cfg.depth)
+            if positive_only:
+                order = order[s[order] > 0]
+            else:
+                order = order[np.isfinite(s[order])]
+            np.add(fused, rrf(order, weight, n, cfg.rrf_k), out=fused)
+
+        tokens = tokenize(text)
+        if vec is not None and self._dense is not None:
+            d = self._dense
+            matrix = d.tools_t2v if cfg.tool2vec else d.tools
+            t = matrix @ vec
+            cos = t.astype(np.float64)
+            if cfg.hierarchical:
+                sigma = np.maximum(d.server_description @ vec, d.server_summary @ vec)[d.server_of]
+                add(hierarchical(sigma, t), cfg.w_dense, False)
+                add(t, cfg.w_flat_dense, False)
+            else:
+                add(t, cfg.w_dense, False)
+        if cfg.bm25:
+            add(self._lexical.bm25.scores(tokens), cfg.w_bm25, True)
+        if cfg.sparse:
+            add(self._lexical.sparse.scores(text), cfg.w_sparse, True)
+        for h in hints:
+            add(h, cfg.w_hint, True)
+        head = top_k(np.where(fused > 0, fused, -np.inf), max(cfg.head, cfg.ranked_size))
+        head = head[fused[head] > 0]
+        if len(head) == 0:
+            return _Ranking(head, np.zeros(0), np.zeros(0))
+        scores = fused[head].copy()
+        scale = cfg.rrf_k + 1.0
+        if cfg.dice or cfg.intent:
+            q_tokens = set(tokens)
+            qb = query_bulk(text) if cfg.intent else 0
+            for j, i in enumerate(head[: cfg.head]):
+                bonus = 0.0
+                if cfg.dice:
+                    bonus += cfg.dice_weight * (dice(q_tokens, self._name_tokens[i]) + dice(q_tokens, self._server_tokens[i]))
+                if qb and self._bulk[i]:
+                    bonus += cfg.intent_weight * (1.0 if qb == self._bulk[i] else -1.0)
+                scores[j] += bonus * 60.0 / scale  # weights are stated for rrf_k = 60
+        order = np.argsort(-scores, kind="stable")[: cfg.ranked_size]
+        ranked = head[order]
+        return _Ranking(ranked, scores[order], cos[ranked])
+
+    def _hits(self, ranking: _Ranking, limit: int, p: NDArray[np.float64] | None, threshold: float | None,
+              need: int | None) -> list[Hit]:
+        out = []
+        for j, i in enumerate(ranking.order[:limit]):
+            tool = self.catalog[int(i)]
+            conf = float(p[j]) if p is not None else None
+            tier = "unknown"
+            if conf is not None and threshold is not None:
+                tier = "high" if conf >= max(0.5, threshold) else "medium" if conf >= threshold else "low"
+            out.append(Hit(tool, self.call_names[tool.key], float(ranking.fused[j]), conf, tier, need))
+        return out
+
+    def _decide(self, ranking: _Ranking, use_dense: bool, max_results: int | None) -> tuple[int, NDArray[np.float64] | None, str]:
+        """(k, confidences, reason): k = 0 means abstain."""
+        cfg, cal = self.config, self.calibration
+        if len(ranking.order) == 0:
+            return 0, None, "no tool shares a word or meaning with the query"
+        relative = ranking.fused / ranking.fused[0]
+        if not use_dense or cal is None:
+            k = cfg.default_k
+            why = "dense index not ready; fixed k" if not use_dense else "no calibration; fixed k"
+            return min(k, max_results or k, len(ranking.order)), None, why
+        p = confidences(ranking.cosines, relative, cal.temperature, cal.mix)
+        best = float(ranking.cosines.max())
+        if best < cal.abstain_threshold:
+            top = self.catalog[int(ranking.order[0])]
+            return 0, p, (f"best match {top.server}/{top.name} is too far from the query "
+                          f"(cosine {best:.2f} < {cal.abstain_threshold:.2f})")
+        k = choose_k(p, cal.set_threshold) if cfg.adaptive_k else cfg.default_k
+        return min(k, max_results or k, len(ranking.order)), p, f"adaptive k at {cal.coverage:.0%} coverage" if cfg.adaptive_k else "fixed k"
+
+    def _expand(self, hits: list[Hit], ranking: _Ranking, p: NDArray[np.float64] | None, need: int | None) -> list[Hit]:
+        """Add same-capability tools of other servers that sit in the ranked list (overlap expansion)."""
+        if not self.config.expansion or self._dense is None or not hits:
+            return hits
+        d, cfg = self._dense, self.config
+        chosen = [self.catalog.position(h.key) for h in hits]
+        extra: list[Hit] = []
+        for j, i in enumerate(ranking.order):
+            if len(extra) >= cfg.expansion_max or i in chosen:
+                continue
+            sims = d.tools[chosen] @ d.tools[i]
+            if float(sims.max()) >= cfg.expansion_cosine and self.catalog[int(i)].server not in {h.tool.server for h in hits}:
+                tool = self.catalog[int(i)]
+                conf = float(p[j]) if p is not None else None
+                extra.append(Hit(tool, self.call_names[tool.key], float(ranking.fused[j]), conf, "medium", need))
+        return hits + extra
+
+    def _result_parts(self, ranking: _Ranking, use_dense: bool, max_results: int | None, need: int | None) -> tuple[list[Hit], list[Hit], str]:
+        k, p, reason = self._decide(ranking, use_dense, max_results)
+        threshold = self.calibration.set_threshold if (self.calibration and p is not None) else None
+        ranked = self._hits(ranking, len(ranking.order), p, threshold, need)
+        hits = self._expand(ranked[:k], ranking, p, need) if k else []
+        if max_results is not None:
+            hits = hits[:max_results]
+        return hits, ranked, reason
+
+    def _single(self, query: str, ranking: _Ranking, use_dense: bool, max_results: int | None) -> SearchResult:
+        hits, ranked, reason = self._result_parts(ranking, use_dense, max_results, None)
+        rel = ranking.fused / ranking.fused[0] if len(ranking.order) else np.zeros(0)
+        tier = hits[0].tier if hits else "none"
+        return SearchResult(query, tuple(hits), tuple(ranked), len(hits), tier, not hits, reason, use_dense,
+                            (), ranking.cosines, rel)
+
+    def _multi(self, query: str, needs: list[str], whole: _Ranking, rankings: list[_Ranking], use_dense: bool,
+               max_results: int | None) -> SearchResult:
+        cfg, n = self.config, len(self.catalog)
+        groups: list[Need] = []
+        hits: list[Hit] = []
+        seen: set[ToolKey] = set()
+        merged = rrf(whole.order, cfg.w_whole, n, cfg.rrf_k)
+        for index, (text, ranking) in enumerate(zip(needs, rankings)):
+            need_hits, need_ranked, _ = self._result_parts(ranking, use_dense, None, index)
+            groups.append(Need(text, tuple(need_hits), tuple(need_ranked), not need_hits))
+            merged += rrf(ranking.order, 1.0, n, cfg.rrf_k)
+            for h in need_hits:
+                if h.key not in seen:
+                    seen.add(h.key)
+                    hits.append(h)
+        if max_results is not None:
+            hits = hits[:max_results]
+        order = top_k(np.where(merged > 0, merged, -np.inf), cfg.ranked_size)
+        order = order[merged[order] > 0]
+        cos_all = {int(i): c for r in [whole, *rankings] for i, c in zip(r.order, r.cosines)}
+        merged_ranking = _Ranking(order, merged[order], np.array([cos_all.get(int(i), 0.0) for i in order]))
+        _, ranked, _ = self._result_parts(replace(merged_ranking), use_dense, None, None)
+        abstained = not hits
+        reason = f"{len(needs)} needs; " + ("no need has a fitting tool" if abstained else "tools grouped by need")
+        tier = hits[0].tier if hits else "none"
+        rel = merged_ranking.fused / merged_ranking.fused[0] if len(order) else np.zeros(0)
+        return SearchResult(query, tuple(hits), tuple(ranked), len(hits), tier, abstained, reason, use_dense,
+                            tuple(groups), merged_ranking.cosines, rel)

@@ -1,0 +1,78 @@
+"""Compact one-line tool signatures and the exact cl100k token count of what a search returns.
+
+``[server: github] list_pull_requests(owner: str, repo: str, state?: str) → List pull requests.``
+Optional parameters carry ``?``; descriptions are cut at the first sentence (and at a length
+bound), because the agent needs to tell tools apart, not read their manuals.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
+from typing import Any
+
+from votr_mcp.catalog.models import Tool
+
+__all__ = ["signature", "short_description", "schema_type", "count_tokens"]
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s")
+_MAX_DESCRIPTION = 160
+_MAX_PARAMS = 8
+_JSON_TO_PY = {"string": "str", "integer": "int", "number": "float", "boolean": "bool", "array": "list", "object": "dict", "null": "None"}
+
+
+def short_description(text: str, limit: int = _MAX_DESCRIPTION) -> str:
+    """The first sentence of a description, collapsed to one line and cut at ``limit`` characters."""
+    flat = " ".join(text.split())
+    first = _SENTENCE_END.split(flat, maxsplit=1)[0]
+    if len(first) > limit:
+        first = first[: limit - 1].rstrip() + "…"
+    return first
+
+
+def schema_type(schema: Any) -> str:
+    """A short Python-like type for a JSON schema fragment (``str``, ``list[int]``, ``str|int``)."""
+    if not isinstance(schema, Mapping):
+        return "any"
+    if "enum" in schema and isinstance(schema["enum"], list) and 0 < len(schema["enum"]) <= 4:
+        return "|".join(repr(v) if isinstance(v, str) else str(v) for v in schema["enum"])
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        return "|".join(_JSON_TO_PY.get(str(k), str(k)) for k in kind)
+    if kind == "array":
+        return f"list[{schema_type(schema.get('items'))}]" if isinstance(schema.get("items"), Mapping) else "list"
+    if isinstance(kind, str):
+        return _JSON_TO_PY.get(kind, kind)
+    for union in ("anyOf", "oneOf"):
+        if isinstance(schema.get(union), list):
+            return "|".join(schema_type(s) for s in schema[union][:3])
+    return "any"
+
+
+def signature(tool: Tool) -> str:
+    """``[server: S] name(p: type, q?: type) → short description``."""
+    schema = tool.input_schema if isinstance(tool.input_schema, Mapping) else {}
+    props = schema.get("properties") if isinstance(schema.get("properties"), Mapping) else {}
+    required = set(schema.get("required") or []) if isinstance(schema.get("required"), list) else set()
+    names = sorted(props, key=lambda p: (p not in required,))  # required first, order kept otherwise
+    params = [f"{p}{'' if p in required else '?'}: {schema_type(props[p])}" for p in names[:_MAX_PARAMS]]
+    if len(names) > _MAX_PARAMS:
+        params.append("…")
+    line = f"[server: {tool.server}] {tool.name}({', '.join(params)})"
+    description = short_description(tool.description)
+    return f"{line} → {description}" if description else line
+
+
+@lru_cache(maxsize=1)
+def _encoding() -> Any:
+    import bpe_openai  # imported lazily: only rendering needs it
+
+    return bpe_openai.get_encoding("cl100k_base")
+
+
+def count_tokens(text: str | Sequence[str]) -> int:
+    """Exact cl100k_base token count of a text (or of lines joined by newlines)."""
+    if not isinstance(text, str):
+        text = "\n".join(text)
+    return len(_encoding().encode(text))

@@ -1,0 +1,53 @@
+import math
+
+import numpy as np
+import pytest
+
+from votr_mcp.retrieval.calibration import choose_k, conformal_quantile, lower_quantile
+from votr_mcp.retrieval.formulas import dice, hierarchical, rrf, softmax, top_k
+
+
+def test_rrf_gives_weight_over_k_plus_rank_to_listed_documents_only():
+    out = rrf(np.array([2, 0]), 2.0, 4, k=60)
+    assert out.tolist() == pytest.approx([2.0 / 62, 0.0, 2.0 / 61, 0.0])
+
+
+def test_dice_is_twice_the_overlap_over_the_sizes():
+    assert dice({"a", "b", "c"}, {"b", "c", "d", "e"}) == pytest.approx(2 * 2 / 7)
+    assert dice(set(), set()) == 0.0
+
+
+def test_hierarchical_score_is_sigma_times_t_times_their_max_and_ignores_negatives():
+    s, t = np.array([0.5, 0.9, -0.4]), np.array([0.8, 0.3, -0.9])
+    assert hierarchical(s, t).tolist() == pytest.approx([0.5 * 0.8 * 0.8, 0.9 * 0.3 * 0.9, 0.0])
+
+
+def test_top_k_returns_the_best_indices_in_order():
+    scores = np.array([0.1, 0.9, 0.5, 0.7, 0.2])
+    assert top_k(scores, 3).tolist() == [1, 3, 2]
+    assert top_k(scores, 10).tolist() == [1, 3, 2, 4, 0]
+
+
+def test_softmax_sums_to_one_and_sharpens_with_low_temperature():
+    p = softmax(np.array([1.0, 0.5]), 0.1)
+    assert p.sum() == pytest.approx(1.0) and p[0] > softmax(np.array([1.0, 0.5]), 1.0)[0]
+
+
+def test_conformal_quantile_takes_the_ceil_n_plus_1_times_coverage_smallest_score():
+    scores = np.arange(1, 20) / 20.0  # n = 19
+    assert conformal_quantile(scores, 0.9) == pytest.approx(scores[math.ceil(20 * 0.9) - 1])
+    assert conformal_quantile(scores[:5], 0.95) == 1.0  # too few rows for 95%: the set takes everything
+
+
+def test_lower_quantile_bounds_false_abstention():
+    values = np.arange(100, dtype=float)
+    assert lower_quantile(values, 0.03) == 2.0  # floor(101 * 0.03) = 3rd smallest
+    assert lower_quantile(values[:10], 0.03) == float("-inf")
+
+
+def test_choose_k_rounds_the_set_size_up_to_an_allowed_k():
+    p = np.array([0.6, 0.2, 0.1, 0.05, 0.05])
+    assert choose_k(p, 0.5) == 1
+    assert choose_k(p, 0.15) == 3
+    assert choose_k(p, 0.04) == 5
+    assert choose_k(p, 0.99) == 1
