@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import secrets
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import mcp_types as types
@@ -84,8 +84,10 @@ CALL_TOOL = types.Tool(
 _META_TOOLS = {SEARCH_TOOL.name: SEARCH_TOOL, CALL_TOOL.name: CALL_TOOL}
 
 
-def build_server(hub: Hub, *, expose_all: bool = False, name: str = "votr-mcp") -> Server[Any]:
-    """The low-level MCP server for ``hub``."""
+def build_server(
+    hub: Hub, *, expose_all: bool = False, name: str = "votr-mcp", on_disconnect: Callable[[str], None] | None = None
+) -> Server[Any]:
+    """The low-level MCP server for ``hub``; ``on_disconnect(transport_key)`` runs when a client connection closes."""
     exposed: dict[str, types.Tool] = {}
 
     async def list_tools(ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
@@ -96,7 +98,7 @@ def build_server(hub: Hub, *, expose_all: bool = False, name: str = "votr-mcp") 
 
     async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
         args: Mapping[str, Any] = params.arguments or {}
-        key = _transport_key(ctx)
+        key = _transport_key(ctx, on_disconnect)
         try:
             if params.name == SEARCH_TOOL.name:
                 answer = await hub.search(
@@ -162,12 +164,16 @@ def _upstream_tools(hub: Hub) -> dict[str, types.Tool]:
     return tools
 
 
-def _transport_key(ctx: ServerRequestContext[Any]) -> str:
+def _transport_key(ctx: ServerRequestContext[Any], on_disconnect: Callable[[str], None] | None) -> str:
     """A stable, unguessable key for the client connection this request came on."""
+    # The SDK keeps one Connection per client connection (a stdio process, an HTTP session);
+    # its `state` dict lives as long as the connection and its exit stack runs on close.
     connection = getattr(ctx.session, "_connection", None)
     if connection is None:
         return "conn-" + secrets.token_urlsafe(16)
     key = connection.state.get("votr.transport_key")
     if key is None:
         key = connection.state["votr.transport_key"] = "conn-" + secrets.token_urlsafe(16)
+        if on_disconnect is not None:
+            connection.exit_stack.callback(on_disconnect, key)
     return key

@@ -75,6 +75,8 @@ class Hub:
     setup_hints: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     default_max_results: int | None = None
     startup_wait: float = 60.0
+    pinned: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    dense_pending: bool = False
     ready: anyio.Event = field(default_factory=anyio.Event)
     _checker: ArgumentsChecker = field(default_factory=ArgumentsChecker)
 
@@ -121,10 +123,10 @@ class Hub:
         if self.upstreams is None and found:
             notes.append("No upstream servers are configured, so these tools cannot be called yet; call_tool says how to add their server.")
         dense = getattr(result, "dense_used", None)
-        if dense is False:
+        if dense is False and self.dense_pending:
             notes.append("Lexical results only: the embedding model is still loading.")
         abstained = bool(getattr(result, "abstained", not found)) and not found
-        reason = getattr(result, "reason", None) if not found else None
+        reason = (getattr(result, "reason", None) or None) if not found else None
         sid = None if isinstance(self.sessions, NoSessions) else session
         return SearchAnswer(
             search_text(found, abstained=abstained, reason=reason, notes=notes, mark_unavailable=self.upstreams is not None),

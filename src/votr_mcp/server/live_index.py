@@ -75,8 +75,9 @@ class Snapshot:
 class LiveIndex:
     """Holds the current :class:`Snapshot` and replaces it atomically."""
 
-    def __init__(self, catalog: Catalog, searcher: Searcher) -> None:
+    def __init__(self, catalog: Catalog, searcher: Searcher, *, reindex: Callable[[Searcher, Catalog], Searcher] | None = None) -> None:
         self._current = Snapshot.of(catalog, searcher, 0)
+        self._reindex = reindex or (lambda searcher, catalog: searcher.with_catalog(catalog))
         self._lock = anyio.Lock()
         self._listeners: list[Callable[[Snapshot], None]] = []
 
@@ -109,7 +110,7 @@ class LiveIndex:
 
     async def rebuild(self, catalog: Catalog) -> Snapshot:
         """Re-index ``catalog`` (the retriever re-embeds only changed tools) and swap it in."""
-        return await self.update(lambda snap: (catalog, snap.searcher.with_catalog(catalog)))
+        return await self.update(lambda snap: (catalog, self._reindex(snap.searcher, catalog)))
 
     async def replace_server(self, server: str, tools: Iterable[Tool]) -> Snapshot:
         """Swap in a new tool list for one server (after list_changed or a reconnect)."""
@@ -117,6 +118,6 @@ class LiveIndex:
 
         def change(snap: Snapshot) -> tuple[Catalog, Searcher]:
             catalog = Catalog([*(t for t in snap.catalog if t.server != server), *fresh])
-            return catalog, snap.searcher.with_catalog(catalog)
+            return catalog, self._reindex(snap.searcher, catalog)
 
         return await self.update(change)

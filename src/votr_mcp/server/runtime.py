@@ -29,6 +29,7 @@ from votr_mcp.server.app import build_server
 from votr_mcp.server.hooks import ChangeControl, NoChangeControl, NoSessions, SessionHooks
 from votr_mcp.server.hub import Hub
 from votr_mcp.server.live_index import LiveIndex, Searcher, Snapshot
+from votr_mcp.server.sessions import ManagedSessions
 from votr_mcp.server.transports import HttpOptions, serve_http, serve_stdio
 
 __all__ = ["ServeOptions", "serve", "build_searcher", "registry_setup_hints"]
@@ -52,11 +53,20 @@ class ServeOptions:
     store_path: str | None = None
 
 
-def build_searcher(catalog: Catalog) -> Searcher:
-    """A lexical retriever over ``catalog``: ready in milliseconds, no model needed."""
-    from votr_mcp.retrieval import Retriever
+def build_searcher(catalog: Catalog, *, embedder: Any = None, cache: Any = None) -> Searcher:
+    """A retriever over ``catalog``; lexical (ready in milliseconds) unless given an embedder."""
+    if len(catalog) == 0:
+        return EmptySearcher(embedder, cache)
+    from votr_mcp.retrieval.pipeline import Retriever
 
-    return Retriever.build(catalog, embedder=None)
+    return Retriever.build(catalog, embedder=embedder, cache=cache)
+
+
+def reindex(searcher: Any, catalog: Catalog) -> Searcher:
+    """``searcher`` moved to a new catalog, keeping its embedder and cache (re-embeds only changes)."""
+    if len(catalog) == 0 or isinstance(searcher, EmptySearcher):
+        return build_searcher(catalog, embedder=getattr(searcher, "embedder", None), cache=getattr(searcher, "cache", None))
+    return searcher.with_catalog(catalog)
 
 
 def add_dense(snapshot: Snapshot) -> tuple[Catalog, Searcher]:
@@ -65,6 +75,31 @@ def add_dense(snapshot: Snapshot) -> tuple[Catalog, Searcher]:
 
     searcher: Any = snapshot.searcher
     return snapshot.catalog, searcher.with_embedder(MiniLMEmbedder())
+
+
+@dataclass(frozen=True)
+class _Abstention:
+    hits: tuple[()] = ()
+    abstained: bool = True
+    reason: str = "no tools are indexed yet (no upstream server has listed any)"
+    dense_used: bool | None = None
+
+
+class EmptySearcher:
+    """The retriever of an empty catalog: abstains; remembers the embedder for when tools arrive."""
+
+    def __init__(self, embedder: Any = None, cache: Any = None) -> None:
+        self.embedder = embedder
+        self.cache = cache
+
+    def search(self, query: str, **_: Any) -> _Abstention:
+        return _Abstention()
+
+    def with_catalog(self, catalog: Catalog) -> Searcher:
+        return build_searcher(catalog, embedder=self.embedder, cache=self.cache)
+
+    def with_embedder(self, embedder: Any, cache: Any = None) -> EmptySearcher:
+        return EmptySearcher(embedder, cache if cache is not None else self.cache)
 
 
 def registry_setup_hints(path: Path) -> dict[str, Mapping[str, Any]]:
@@ -90,11 +125,18 @@ async def serve(
     change_control: ChangeControl | None = None,
 ) -> None:
     """Run the server until the client disconnects (stdio) or the process is stopped (HTTP)."""
+    managed = None
+    if sessions is None:
+        managed = session_hooks(options)
+        sessions = managed
     async with AsyncExitStack() as stack:
-        hub, start = await _prepare(options, stack, sessions or NoSessions(), change_control or NoChangeControl())
-        server = build_server(hub, expose_all=options.expose_all)
+        hub, start = await _prepare(options, stack, sessions, change_control or NoChangeControl())
+        if managed is not None:
+            hub.index.on_swap(lambda snap: managed.manager.set_pinned(_pinned_names(snap, hub.pinned)))
+        server = build_server(hub, expose_all=options.expose_all, on_disconnect=getattr(sessions, "close_transport", None))
         async with anyio.create_task_group() as tg:
             tg.start_soon(start)
+            hub.dense_pending = options.dense
             if options.dense:
                 tg.start_soon(_load_dense, hub)
             if options.transport == "stdio":
@@ -102,6 +144,20 @@ async def serve(
                 tg.cancel_scope.cancel()  # the client closed stdin: stop upstreams and the model load too
             else:
                 await serve_http(server, options.transport, options.http)
+
+
+def session_hooks(options: ServeOptions) -> ManagedSessions:
+    """Session context and iteration guard configured from the serve options."""
+    from votr_mcp.session import ContextSettings, GuardSettings, SessionManager, SessionSettings
+
+    guard = GuardSettings(max_repeats=options.guard_max_repeats or 3)
+    settings = SessionSettings(guard=guard, context=ContextSettings(mode=options.binding_mode))  # type: ignore[arg-type]
+    return ManagedSessions(SessionManager(settings))
+
+
+def _pinned_names(snapshot: Snapshot, pinned: Mapping[str, Sequence[str]]) -> list[str]:
+    """Call names of the configured always-include tools that the index holds."""
+    return [snapshot.names[(server, name)] for server, names in pinned.items() for name in names if (server, name) in snapshot.names]
 
 
 async def _prepare(options: ServeOptions, stack: AsyncExitStack, sessions: SessionHooks, change_control: ChangeControl) -> tuple[Hub, Any]:
@@ -113,7 +169,7 @@ async def _prepare(options: ServeOptions, stack: AsyncExitStack, sessions: Sessi
             log.warning("catalog: %s", problem)
         log.info("no upstream config: serving the catalog at %s (%d tools of %d servers); calls explain how to add servers",
                  path, len(loaded.catalog), len(loaded.catalog.servers))
-        hub = Hub(LiveIndex(loaded.catalog, build_searcher(loaded.catalog)), None, sessions, change_control,
+        hub = Hub(LiveIndex(loaded.catalog, build_searcher(loaded.catalog), reindex=reindex), None, sessions, change_control,
                   setup_hints=registry_setup_hints(path), default_max_results=options.max_results)
         hub.ready.set()
 
@@ -131,7 +187,7 @@ async def _prepare(options: ServeOptions, stack: AsyncExitStack, sessions: Sessi
     if not config.enabled:
         log.warning("%s configures no enabled upstream server; search has nothing to find", options.config_path)
     empty = Catalog([])
-    hub = Hub(LiveIndex(empty, build_searcher(empty)), None, sessions, change_control, default_max_results=options.max_results)
+    hub = Hub(LiveIndex(empty, build_searcher(empty), reindex=reindex), None, sessions, change_control, default_max_results=options.max_results)
 
     async def on_tools(server: str, tools: Sequence[Tool]) -> None:
         # Before the first full index the start-up path below picks these up anyway.
@@ -141,13 +197,18 @@ async def _prepare(options: ServeOptions, stack: AsyncExitStack, sessions: Sessi
 
     upstreams = await stack.enter_async_context(Upstreams(config, on_tools=on_tools))
     hub.upstreams = _UpstreamsView(upstreams, config)
+    hub.pinned = {entry.name: tuple(entry.pinned) for entry in config.enabled if entry.pinned}
 
     async def start() -> None:
-        await upstreams.wait_started()
-        catalog = Catalog(upstreams.tools())
-        await hub.index.rebuild(catalog)
-        hub.ready.set()
-        log.info("ready: %d tools from %d upstream servers", len(catalog), len(catalog.servers))
+        try:
+            await upstreams.wait_started()
+            catalog = Catalog(upstreams.tools())
+            await hub.index.rebuild(catalog)
+            log.info("ready: %d tools from %d upstream servers", len(catalog), len(catalog.servers))
+        except Exception:  # noqa: BLE001 - the server stays up; searches see what was indexed
+            log.exception("start-up indexing failed")
+        finally:
+            hub.ready.set()
 
     return hub, start
 
@@ -158,6 +219,8 @@ async def _load_dense(hub: Hub) -> None:
         log.info("dense retrieval ready")
     except Exception:  # noqa: BLE001 - lexical search still works; say why dense did not come
         log.exception("could not load the embedding model; serving lexical results only")
+    finally:
+        hub.dense_pending = False
 
 
 class _UpstreamsView:

@@ -1,0 +1,97 @@
+"""The MCP contract of ``votr-mcp serve``, checked with the Python SDK client over every transport.
+
+The server runs as a real subprocess over a small catalog with no upstreams behind it
+(lexical retrieval, so no model load): what an agent sees, whatever the transport.
+"""
+
+from __future__ import annotations
+
+import json
+
+import anyio
+import pytest
+
+from votr_serving import CATALOG, votr_client
+
+pytestmark = pytest.mark.anyio
+
+SERVE_CATALOG = ("--catalog", str(CATALOG), "--no-dense")
+
+
+async def test_the_tool_list_is_exactly_search_tools_and_call_tool(transport: str) -> None:
+    with anyio.fail_after(60):
+        async with votr_client(transport, *SERVE_CATALOG) as client:
+            listed = await client.list_tools()
+    tools = {tool.name: tool for tool in listed.tools}
+    assert sorted(tools) == ["call_tool", "search_tools"]
+    assert tools["search_tools"].input_schema["required"] == ["query"]
+    assert set(tools["search_tools"].input_schema["properties"]) >= {"query", "server_intent", "tool_intent", "max_results", "session_id"}
+    assert tools["call_tool"].input_schema["required"] == ["name"]
+    assert set(tools["call_tool"].input_schema["properties"]) >= {"name", "arguments", "session_id"}
+
+
+async def test_search_tools_puts_the_call_name_of_each_tool_in_its_structured_content(transport: str) -> None:
+    with anyio.fail_after(60):
+        async with votr_client(transport, *SERVE_CATALOG) as client:
+            result = await client.call_tool("search_tools", {"query": "list the open pull requests of a github repository"})
+    assert not result.is_error
+    found = result.structured_content["tools"]
+    assert found, result.content
+    assert found[0]["name"] == "github__list_pull_requests"
+    text = result.content[0].text
+    for item in found:
+        assert item["name"] in text
+        assert set(item) >= {"name", "server", "tool", "score", "tier", "signature", "available"}
+        assert item["available"] is False  # no upstream configured behind this catalog
+
+
+async def test_call_tool_without_upstreams_names_the_server_and_shows_how_to_configure_it(transport: str) -> None:
+    with anyio.fail_after(60):
+        async with votr_client(transport, *SERVE_CATALOG) as client:
+            result = await client.call_tool("call_tool", {"name": "github__create_issue", "arguments": {"owner": "o", "repo": "r", "title": "t"}})
+    assert result.is_error
+    text = result.content[0].text
+    assert "'github'" in text and "--config" in text
+    snippet = json.loads(text[text.index("{") : text.rindex("}") + 1])
+    assert snippet == {"mcpServers": {"github": {"command": "npx", "args": ["-y", "@example/github-mcp"]}}}
+
+
+async def test_an_unknown_tool_name_gets_the_nearest_call_names(transport: str) -> None:
+    with anyio.fail_after(60):
+        async with votr_client(transport, *SERVE_CATALOG) as client:
+            typo = await client.call_tool("call_tool", {"name": "github__list_pull_request", "arguments": {}})
+            bare = await client.call_tool("call_tool", {"name": "get_forecast", "arguments": {"city": "Oslo"}})
+    assert typo.is_error and "'github__list_pull_requests'" in typo.content[0].text
+    assert "search_tools" in typo.content[0].text
+    assert bare.is_error and "'weather__get_forecast'" in bare.content[0].text
+
+
+async def test_arguments_that_break_the_input_schema_come_back_with_the_full_schema() -> None:
+    with anyio.fail_after(60):
+        async with votr_client("stdio", *SERVE_CATALOG) as client:
+            result = await client.call_tool("call_tool", {"name": "weather__get_forecast", "arguments": {"days": "three"}})
+    assert result.is_error
+    text = result.content[0].text
+    assert "'city' is a required property" in text
+    schema = json.loads(text[text.index("{") :])
+    assert schema["required"] == ["city"] and schema["properties"]["days"] == {"type": "integer"}
+
+
+async def test_bad_requests_to_search_tools_say_what_to_send() -> None:
+    with anyio.fail_after(60):
+        async with votr_client("stdio", *SERVE_CATALOG) as client:
+            empty = await client.call_tool("search_tools", {"query": "  "})
+            too_many = await client.call_tool("search_tools", {"query": "weather", "max_results": 500})
+    assert empty.is_error and "needs 'query'" in empty.content[0].text
+    assert too_many.is_error and "'max_results' must be a whole number from 1 to 20" in too_many.content[0].text
+
+
+async def test_expose_all_lists_every_catalog_tool_under_its_call_name() -> None:
+    with anyio.fail_after(60):
+        async with votr_client("stdio", *SERVE_CATALOG, "--expose", "all") as client:
+            listed = await client.list_tools()
+            direct = await client.call_tool("weather__get_forecast", {"city": "Oslo"})
+    names = {tool.name for tool in listed.tools}
+    assert {"search_tools", "call_tool", "github__list_pull_requests", "notes__search_notes"} <= names
+    assert len(names) == 2 + 10
+    assert direct.is_error and "'weather'" in direct.content[0].text
