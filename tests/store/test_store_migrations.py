@@ -1,0 +1,70 @@
+"""Numbered migrations: from empty, from the previous version, and refusals."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from votr_mcp.catalog import Catalog
+from votr_mcp.errors import StoreError
+from votr_mcp.store import SCHEMA_VERSION, Store
+from votr_mcp.store.migrations import MIGRATIONS
+
+
+def tables(store: Store) -> set[str]:
+    return {name for (name,) in store.conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")}
+
+
+def test_a_new_store_is_created_at_the_latest_schema_version(store_file: Path) -> None:
+    with Store.open(store_file) as store:
+        numbers = [n for (n,) in store.conn.execute("SELECT number FROM migrations ORDER BY number")]
+        names = [n for (n,) in store.conn.execute("SELECT name FROM migrations ORDER BY number")]
+        assert numbers == list(range(1, SCHEMA_VERSION + 1))
+        assert names == [m.__name__ for m in MIGRATIONS]
+        assert all(name.startswith(f"m{i:03d}_") for i, name in enumerate(names, start=1))
+        assert {"servers", "tools", "tool_versions", "tool_decisions", "embeddings", "selection_events"} <= tables(store)
+        assert store.conn.execute("PRAGMA journal_mode").fetchall()[0][0] == "wal"
+
+
+def test_a_store_of_the_previous_version_is_upgraded_and_keeps_its_data(store_file: Path, catalog: Catalog) -> None:
+    with Store.open(store_file, upto=SCHEMA_VERSION - 1) as old:
+        assert "selection_events" not in tables(old)
+        old.registry.sync(catalog)
+        old.vectors.put_many("model-x", {"abc": np.ones(4, dtype=np.float32) / 2})
+    with Store.open(store_file) as store:
+        assert "selection_events" in tables(store)
+        assert [n for (n,) in store.conn.execute("SELECT max(number) FROM migrations")] == [SCHEMA_VERSION]
+        assert [t.key for t in store.registry.catalog()] == [t.key for t in catalog]
+        assert store.vectors.get_many("model-x", ["abc"])["abc"].tolist() == [0.5] * 4
+
+
+def test_opening_twice_applies_nothing_more(store_file: Path) -> None:
+    Store.open(store_file).close()
+    with Store.open(store_file) as store:
+        assert store.conn.execute("SELECT count(*) FROM migrations").fetchall()[0][0] == SCHEMA_VERSION
+
+
+def test_a_store_written_by_a_newer_votr_mcp_is_refused_with_a_clear_message(store_file: Path) -> None:
+    with Store.open(store_file) as store:
+        store.conn.execute("INSERT INTO migrations VALUES (?, 'm999_future', 'later')", (SCHEMA_VERSION + 1,))
+    with pytest.raises(StoreError, match="newer|upgrade votr-mcp"):
+        Store.open(store_file)
+
+
+def test_a_file_that_is_not_a_store_gives_an_error_naming_it(tmp_path: Path) -> None:
+    junk = tmp_path / "notes.txt"
+    junk.write_text("this is not a database\n" * 100)
+    with pytest.raises(StoreError, match="notes.txt"):
+        Store.open(junk)
+    assert junk.read_text().startswith("this is not a database")  # nothing was lost
+
+
+def test_the_tool_history_cannot_be_rewritten(store: Store, catalog: Catalog) -> None:
+    store.registry.sync(catalog)
+    with pytest.raises(Exception, match="immutable"):
+        store.conn.execute("UPDATE tool_versions SET definition = '{}'")
+    with pytest.raises(Exception, match="immutable"):
+        store.conn.execute("DELETE FROM tool_versions")
+    assert store.conn.execute("SELECT count(*) FROM tool_versions").fetchall()[0][0] == len(catalog)
