@@ -102,8 +102,27 @@ def test_read_only_polling_is_tolerated_up_to_its_own_limit() -> None:
     session = make_session(clock, max_repeats=3, polling_max_repeats=10)
     for _ in range(10):
         assert call(session, "ci__status", {"run": 7}, tolerant=True) is None
-        clock.advance(1)
-    assert call(session, "ci__status", {"run": 7}, tolerant=True) is not None
+        clock.advance(5)  # a poll every 5 s: 10 polls within the minute
+    note = call(session, "ci__status", {"run": 7}, tolerant=True)
+    assert note is not None and "11 times with the same arguments within 60 s" in note
+
+
+def test_a_burst_of_identical_read_only_calls_still_trips_the_guard() -> None:
+    clock = ManualClock()
+    session = make_session(clock, max_repeats=3, polling_max_repeats=30, polling_burst_seconds=10)
+    notes = [call(session, "ci__status", {"run": 7}, tolerant=True) for _ in range(4)]
+    assert notes[:3] == [None, None, None]
+    assert notes[3] is not None and "4 times with the same arguments within 10 s" in notes[3]
+    with pytest.raises(SessionError, match="search_tools"):
+        session.admit("ci__status")
+
+
+def test_polling_just_slower_than_the_burst_limit_is_not_a_burst() -> None:
+    clock = ManualClock()
+    session = make_session(clock, max_repeats=3, polling_max_repeats=30, polling_burst_seconds=10)
+    for _ in range(12):
+        assert call(session, "ci__status", {"run": 7}, tolerant=True) is None
+        clock.advance(3.4)
 
 
 def test_slow_polling_of_a_read_only_tool_never_trips_the_call_window() -> None:
@@ -117,7 +136,9 @@ def test_slow_polling_of_a_read_only_tool_never_trips_the_call_window() -> None:
 def test_exempt_tools_are_treated_like_read_only_ones() -> None:
     clock = ManualClock()
     session = make_session(clock, max_repeats=3, polling_max_repeats=10, exempt=frozenset({"jobs__wait"}))
-    assert [call(session, "jobs__wait", {"id": 1}) for _ in range(10)] == [None] * 10
+    for _ in range(10):
+        assert call(session, "jobs__wait", {"id": 1}) is None
+        clock.advance(4)
     assert call(session, "jobs__wait", {"id": 1}) is not None
 
 

@@ -162,6 +162,7 @@ def test_bad_session_settings_name_the_field(kwargs: dict, message: str) -> None
         ({"polling_max_repeats": 2, "max_repeats": 3}, "polling tools must tolerate"),
         ({"call_window": 3}, r"guard.call_window \(3\) is smaller"),
         ({"max_in_call_window": 1}, "a single call is never a loop"),
+        ({"polling_burst_seconds": 90}, r"polling_burst_seconds \(90\) is longer than guard.window_seconds \(60\)"),
     ],
 )
 def test_bad_guard_settings_name_the_field_and_the_fix(kwargs: dict, message: str) -> None:

@@ -8,7 +8,9 @@ arguments) with two detectors:
   calls, whatever the time between them (catches A→B→A→B loops with slow steps).
 
 Polling-tolerant calls (tools annotated read-only or idempotent, and the ``exempt`` list)
-use ``polling_max_repeats`` and skip the call-window detector. What to do on a trip
+use ``polling_max_repeats`` and skip the call-window detector; a **burst** of more than
+``max_repeats`` identical calls within ``polling_burst_seconds`` still trips, because real
+polling waits between polls and back-to-back identical reads learn nothing new. What to do on a trip
 (evict, write a note) is the session's business; the guard reports it and forgets that
 call's history so the next trip needs a fresh run of repeats.
 
@@ -18,7 +20,8 @@ most ``MAX_TRACKED`` fingerprints and ``MAX_EVICTIONS`` eviction counts are kept
 
 from __future__ import annotations
 
-from collections import OrderedDict, deque
+from bisect import bisect_right
+from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -44,16 +47,16 @@ class Trip:
     """A detected loop: which tool, which detector, how many calls, and the how-manieth time."""
 
     tool: str
-    detector: Literal["repeats", "call_window"]
+    detector: Literal["repeats", "burst", "call_window"]
     count: int
-    span: float  # seconds for "repeats", number of calls for "call_window"
+    span: float  # seconds for "repeats" and "burst", number of calls for "call_window"
     evictions: int  # 1 on the first trip of this tool in the session
 
 
 @dataclass(slots=True)
 class _Track:
     tool: str
-    times: deque[float]
+    times: list[float]  # a list, not a deque: an empty deque costs ~600 bytes per fingerprint
 
 
 class IterationGuard:
@@ -65,7 +68,9 @@ class IterationGuard:
         self._settings = settings
         # Least recently called fingerprint first, so stale ones are swept from the front.
         self._tracks: OrderedDict[str, _Track] = OrderedDict()
-        self._recent: deque[str] = deque(maxlen=settings.call_window_size)
+        # The last calls' fingerprints, oldest first. A short list: a deque costs ~600 bytes
+        # even when nearly empty, and this one never holds more than a few dozen entries.
+        self._recent: list[str] = []
         self._evictions: OrderedDict[str, int] = OrderedDict()
 
     def record(self, tool: str, arguments: Mapping[str, Any] | None, now: float, *, tolerant: bool = False) -> Trip | None:
@@ -77,21 +82,27 @@ class IterationGuard:
         key = fingerprint(tool, arguments)
         track = self._tracks.get(key)
         if track is None:
-            track = self._tracks[key] = _Track(tool, deque())
+            track = self._tracks[key] = _Track(tool, [])
             if len(self._tracks) > MAX_TRACKED:
                 self._tracks.popitem(last=False)
         else:
             self._tracks.move_to_end(key)
         track.times.append(now)
         self._recent.append(key)
+        if len(self._recent) > s.call_window_size:
+            del self._recent[0]
 
         tolerant = tolerant or tool in s.exempt
         limit = s.polling_max_repeats if tolerant else s.max_repeats
         trip: Trip | None = None
         if len(track.times) > limit:
             trip = Trip(tool, "repeats", len(track.times), s.window_seconds, self._count_eviction(tool))
-        elif not tolerant:
-            seen = sum(1 for k in self._recent if k == key)
+        elif tolerant:
+            burst = len(track.times) - bisect_right(track.times, now - s.polling_burst_seconds)
+            if burst > s.max_repeats:
+                trip = Trip(tool, "burst", burst, s.polling_burst_seconds, self._count_eviction(tool))
+        else:
+            seen = self._recent.count(key)
             if seen >= s.call_window_limit:
                 trip = Trip(tool, "call_window", seen, len(self._recent), self._count_eviction(tool))
         if trip is not None:
@@ -122,9 +133,7 @@ class IterationGuard:
     def _forget(self, key: str) -> None:
         self._tracks.pop(key, None)
         if key in self._recent:
-            kept = [k for k in self._recent if k != key]
-            self._recent.clear()
-            self._recent.extend(kept)
+            self._recent = [k for k in self._recent if k != key]
 
     def _sweep(self, now: float) -> None:
         # Drop timestamps older than the window; a fingerprint left empty is forgotten
@@ -132,7 +141,7 @@ class IterationGuard:
         horizon = now - self._settings.window_seconds
         for key in list(self._tracks):
             times = self._tracks[key].times
-            while times and times[0] <= horizon:
-                times.popleft()
+            if times and times[0] <= horizon:
+                del times[: bisect_right(times, horizon)]
             if not times and key not in self._recent:
                 del self._tracks[key]

@@ -51,6 +51,7 @@ class SessionManager:
         self._by_use: OrderedDict[str, Session] = OrderedDict()  # least recently used first
         self._by_birth: OrderedDict[str, Session] = OrderedDict()  # oldest first, never reordered
         self._by_transport: dict[Hashable, str] = {}
+        self._high_water = 0  # most sessions held since the maps were last rebuilt
         self.collected = 0  # sessions removed by expiry or capacity since start
 
     # -- pins -----------------------------------------------------------------------------
@@ -136,6 +137,7 @@ class SessionManager:
         self._by_birth[session_id] = session
         if transport_key is not None:
             self._by_transport[transport_key] = session_id
+        self._high_water = max(self._high_water, len(self._by_use))
         return session
 
     def _remove(self, session_id: str) -> None:
@@ -160,4 +162,14 @@ class SessionManager:
             if session.created > age_horizon:
                 break
             self._remove(session.id)
+        self._compact()
         return self.collected - before
+
+    def _compact(self) -> None:
+        # Python dicts never shrink when emptied: after a burst of sessions is collected the
+        # maps would keep their peak-sized tables. Rebuild them once they are mostly empty.
+        if self._high_water > 64 and len(self._by_use) * 4 < self._high_water:
+            self._by_use = OrderedDict(self._by_use)
+            self._by_birth = OrderedDict(self._by_birth)
+            self._by_transport = dict(self._by_transport)
+            self._high_water = len(self._by_use)

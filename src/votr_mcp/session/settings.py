@@ -15,7 +15,9 @@ Defaults and why:
   steps are too slow for the time window.
 - ``polling_max_repeats = 30`` per window for read-only / idempotent tools and the ``exempt``
   list, whose call-window detector is off: polling a status endpoint is legitimate, but
-  thirty identical polls a minute is still a loop.
+  thirty identical polls a minute is still a loop. Polling waits between polls, so these
+  tools still trip on a burst: more than ``max_repeats`` identical calls within
+  ``polling_burst_seconds = 10`` (a poll every 3.4 s or slower never does).
 - ``ContextSettings.capacity = 20`` bound tools (pins not counted), ``ttl_seconds = 1800``
   since last use; ``mode = "open"``, so clients that reconnect per request keep working.
 - ``SessionSettings.max_sessions = 10_000``, ``idle_seconds = 1800``, ``max_age_seconds =
@@ -53,6 +55,7 @@ class GuardSettings:
     call_window: int | None = None  # None: max(10, 2 * call_window_limit)
     max_in_call_window: int | None = None  # None: max_repeats + 1
     polling_max_repeats: int = 30
+    polling_burst_seconds: float = 10.0
     exempt: frozenset[str] = frozenset()
     hints: Mapping[str, str] = field(default_factory=dict)
     enabled: bool = True
@@ -63,6 +66,12 @@ class GuardSettings:
         if self.call_window is not None:
             _positive("guard", "call_window", self.call_window)
         _positive("guard", "polling_max_repeats", self.polling_max_repeats)
+        _positive("guard", "polling_burst_seconds", self.polling_burst_seconds, integer=False)
+        if self.polling_burst_seconds > self.window_seconds:
+            raise ConfigError(
+                f"guard.polling_burst_seconds ({self.polling_burst_seconds:g}) is longer than guard.window_seconds "
+                f"({self.window_seconds:g}); a burst is a part of the window, so make it shorter"
+            )
         if self.max_in_call_window is not None:
             _positive("guard", "max_in_call_window", self.max_in_call_window)
             if self.max_in_call_window < 2:

@@ -15,7 +15,7 @@ Pinned tools are always available and are never evicted: a loop on one still get
 
 from __future__ import annotations
 
-from collections import OrderedDict, deque
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -62,7 +62,9 @@ class Session:
         self._is_pinned = is_pinned
         self.context = ToolContext(settings.context, is_pinned)
         self.guard = IterationGuard(settings.guard)
-        self._searches: deque[tuple[float, frozenset[str]]] = deque(maxlen=settings.search.remember)
+        # Recent searches, oldest first: (time, result names). Tuples and a short list keep a
+        # session small (the soak benchmark counts bytes per session).
+        self._searches: list[tuple[float, tuple[str, ...]]] = []
         # Tools the guard evicted and that no search has returned since (name -> evictions).
         self._evicted: OrderedDict[str, int] = OrderedDict()
 
@@ -85,7 +87,9 @@ class Session:
         # Searching again for an evicted tool is what the guard asked for: no redundancy note.
         note = None if readmitted else self._redundancy_note(ranked, now)
         if ranked:
-            self._searches.append((now, frozenset(ranked)))
+            self._searches.append((now, tuple(ranked)))
+            if len(self._searches) > self._settings.search.remember:
+                del self._searches[0]
         for name in readmitted:
             del self._evicted[name]
             self.guard.reset(name)
@@ -101,7 +105,7 @@ class Session:
         best = 0.0
         for when, seen in self._searches:
             if when > horizon:
-                best = max(best, len(current & seen) / len(current))
+                best = max(best, len(current.intersection(seen)) / len(current))
         if best < s.overlap:
             return None
         listed = ", ".join(ranked[:5])
@@ -146,7 +150,7 @@ class Session:
         return self._guard_note(trip, pinned)
 
     def _guard_note(self, trip: Trip, pinned: bool) -> str:
-        if trip.detector == "repeats":
+        if trip.detector in ("repeats", "burst"):
             seen = f"{trip.count} times with the same arguments within {trip.span:g} s"
         else:
             seen = f"{trip.count} times with the same arguments in your last {int(trip.span)} tool calls"
