@@ -1,0 +1,29 @@
+# Two entry points for a fresh machine (see README):
+#   make run   set up, then serve the embedded default catalog over stdio
+#   make test  set up (with the real upstream test servers), then run the test suite
+PYTHON ?= python3
+VENV   ?= .venv
+BIN     = $(VENV)/bin
+
+.PHONY: setup run test test-servers
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+
+# torch first, pinned: 2.13.0 is the local CPU build; any other version pulls GBs of CUDA wheels.
+$(VENV)/.installed: $(BIN)/python pyproject.toml
+	$(BIN)/pip install --quiet torch==2.13.0
+	$(BIN)/pip install --quiet -e ".[test]"
+	touch $@
+
+setup: $(VENV)/.installed
+
+run: setup
+	$(BIN)/votr-mcp serve
+
+test-servers:
+	bash scripts/install-test-servers.sh
+
+test: setup test-servers
+	$(BIN)/python -m pytest
