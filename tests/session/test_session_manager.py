@@ -121,6 +121,32 @@ def test_at_the_session_limit_the_least_recently_used_session_makes_room() -> No
     assert manager.resolve(transport_key="2") is not second
 
 
+def test_a_flood_of_one_off_sessions_does_not_push_out_a_session_in_use() -> None:
+    clock = ManualClock()
+    manager = make_manager(clock, max_sessions=10)
+    working = manager.resolve()
+    manager.resolve(session_id=working.id)  # the agent came back: a session in use
+    for _ in range(1000):  # stateless requests that never pass their id back
+        manager.resolve()
+        clock.advance(1)
+    assert len(manager) == 10
+    assert manager.get(working.id) is working
+
+
+def test_when_every_session_is_in_use_the_least_recently_used_one_makes_room() -> None:
+    clock = ManualClock()
+    manager = make_manager(clock, max_sessions=2)
+    a, b = manager.resolve(transport_key="a"), manager.resolve(transport_key="b")
+    clock.advance(1)
+    manager.resolve(transport_key="b")
+    clock.advance(1)
+    manager.resolve(transport_key="a")
+    manager.resolve()
+    assert manager.get(a.id) is a
+    with pytest.raises(SessionError):
+        manager.get(b.id)
+
+
 def test_pins_can_be_replaced_while_sessions_live() -> None:
     manager = make_manager(ManualClock())
     session = manager.resolve()

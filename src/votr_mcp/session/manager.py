@@ -7,10 +7,13 @@ Session ids come from ``secrets`` (192 bits), so they cannot be guessed: holding
 what lets a request see a session, and no request reaches a session by any other path.
 
 Bounds. Sessions idle for ``idle_seconds`` or older than ``max_age_seconds`` are collected
-on every lookup, in time proportional to the number collected (two insertion-ordered maps,
-by last use and by birth). When ``max_sessions`` are live, the least recently used one is
-dropped to make room: a long-idle session loses its state rather than a new agent being
-refused service.
+on every lookup, in time proportional to the number collected (insertion-ordered maps by
+last use and by birth). When ``max_sessions`` are live, one is dropped to make room rather
+than a new agent being refused service: first the least recently used *fresh* session (one
+never returned to since it was created, as a stateless client that never passes its id
+back makes on every request), and only when there is none, the least recently used
+session. So a flood of one-off requests churns among itself and does not push out agents
+that are working.
 """
 
 from __future__ import annotations
@@ -48,7 +51,10 @@ class SessionManager:
         self._clock = clock
         self._pinned: frozenset[str] = frozenset(pinned)
         self._lock = threading.Lock()
-        self._by_use: OrderedDict[str, Session] = OrderedDict()  # least recently used first
+        # Least recently used first. Sessions start in _fresh and move to _by_use the first
+        # time a request comes back to them; capacity evictions take fresh ones first.
+        self._fresh: OrderedDict[str, Session] = OrderedDict()
+        self._by_use: OrderedDict[str, Session] = OrderedDict()
         self._by_birth: OrderedDict[str, Session] = OrderedDict()  # oldest first, never reordered
         self._by_transport: dict[Hashable, str] = {}
         self._high_water = 0  # most sessions held since the maps were last rebuilt
@@ -78,11 +84,14 @@ class SessionManager:
             if session_id is not None:
                 session = self._lookup(session_id)
             elif transport_key is not None and transport_key in self._by_transport:
-                session = self._by_use[self._by_transport[transport_key]]
+                session = self._lookup(self._by_transport[transport_key])
             else:
-                session = self._create(now, transport_key)
+                return self._create(now, transport_key)
             session.last_seen = now
-            self._by_use.move_to_end(session.id)
+            if self._fresh.pop(session.id, None) is not None:
+                self._by_use[session.id] = session  # came back: no longer fresh
+            else:
+                self._by_use.move_to_end(session.id)
             return session
 
     def get(self, session_id: str) -> Session:
@@ -104,7 +113,7 @@ class SessionManager:
             return self._collect(self._clock())
 
     def __len__(self) -> int:
-        return len(self._by_use)
+        return len(self._fresh) + len(self._by_use)
 
     # -- internals (lock held) ------------------------------------------------------------
 
@@ -114,7 +123,7 @@ class SessionManager:
                 "session_id must be the string that search_tools returned; "
                 "omit it to start a new session"
             )
-        session = self._by_use.get(session_id)
+        session = self._by_use.get(session_id) or self._fresh.get(session_id)
         if session is None:
             # Never echo the id back: it may be someone's mistyped secret.
             raise SessionError(
@@ -125,23 +134,23 @@ class SessionManager:
         return session
 
     def _create(self, now: float, transport_key: Hashable | None) -> Session:
-        while len(self._by_use) >= self.settings.max_sessions:
-            oldest = next(iter(self._by_use))
-            log.info("session limit %d reached: dropping the least recently used session", self.settings.max_sessions)
-            self._remove(oldest)
+        while len(self) >= self.settings.max_sessions:
+            victims = self._fresh or self._by_use
+            log.debug("session limit %d reached: dropping the least recently used session", self.settings.max_sessions)
+            self._remove(next(iter(victims)))
         session_id = secrets.token_urlsafe(_ID_BYTES)
-        while session_id in self._by_use:  # astronomically unlikely; never reuse an id
+        while session_id in self._by_birth:  # astronomically unlikely; never reuse an id
             session_id = secrets.token_urlsafe(_ID_BYTES)
         session = Session(session_id, self.settings, self._clock, self.is_pinned, transport_key)
-        self._by_use[session_id] = session
+        self._fresh[session_id] = session
         self._by_birth[session_id] = session
         if transport_key is not None:
             self._by_transport[transport_key] = session_id
-        self._high_water = max(self._high_water, len(self._by_use))
+        self._high_water = max(self._high_water, len(self))
         return session
 
     def _remove(self, session_id: str) -> None:
-        session = self._by_use.pop(session_id, None)
+        session = self._by_use.pop(session_id, None) or self._fresh.pop(session_id, None)
         self._by_birth.pop(session_id, None)
         if session is not None:
             self.collected += 1
@@ -151,11 +160,12 @@ class SessionManager:
     def _collect(self, now: float) -> int:
         before = self.collected
         idle_horizon = now - self.settings.idle_seconds
-        while self._by_use:
-            session = next(iter(self._by_use.values()))
-            if session.last_seen > idle_horizon:
-                break
-            self._remove(session.id)
+        for by_use in (self._fresh, self._by_use):
+            while by_use:
+                session = next(iter(by_use.values()))
+                if session.last_seen > idle_horizon:
+                    break
+                self._remove(session.id)
         age_horizon = now - self.settings.max_age_seconds
         while self._by_birth:
             session = next(iter(self._by_birth.values()))
@@ -168,8 +178,9 @@ class SessionManager:
     def _compact(self) -> None:
         # Python dicts never shrink when emptied: after a burst of sessions is collected the
         # maps would keep their peak-sized tables. Rebuild them once they are mostly empty.
-        if self._high_water > 64 and len(self._by_use) * 4 < self._high_water:
+        if self._high_water > 64 and len(self) * 4 < self._high_water:
+            self._fresh = OrderedDict(self._fresh)
             self._by_use = OrderedDict(self._by_use)
             self._by_birth = OrderedDict(self._by_birth)
             self._by_transport = dict(self._by_transport)
-            self._high_water = len(self._by_use)
+            self._high_water = len(self)

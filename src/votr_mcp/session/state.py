@@ -129,7 +129,8 @@ class Session:
         if self._settings.context.mode == "strict" and not self.context.is_available(name, now):
             raise SessionError(
                 f"'{name}' is not bound to this session (binding mode is strict, and tools expire when unused). "
-                "Call search_tools to find it first, then call it by the name the search returns."
+                "Call search_tools to find it first, then call it by the name the search returns "
+                "(and pass the session_id that search_tools returned, unless your client keeps one connection open)."
             )
         # In open mode a tool called without a search joins the working set.
         self.context.touch(name, now, bind=True)

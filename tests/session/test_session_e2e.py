@@ -1,0 +1,153 @@
+"""Sessions end to end: a real MCP client, a real ``votr-mcp serve``, real upstream servers.
+
+The upstreams are the reference servers ``server-everything`` (whose ``echo`` is annotated
+read-only, so it exercises the burst rule) and ``server-memory`` (whose ``add_observations``
+is a plain write). Retrieval is lexical (``--no-dense``) to keep start-up in seconds.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client
+from votr_serving import NODE_BIN, http_server, votr_client
+
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
+
+ECHO = "everything__echo"
+OBSERVE = "memory__add_observations"
+
+
+@pytest.fixture
+def upstreams(tmp_path: Path) -> Path:
+    needed = [NODE_BIN / "mcp-server-everything", NODE_BIN / "mcp-server-memory"]
+    missing = [str(p) for p in needed if not p.exists()]
+    if missing:
+        message = f"real MCP servers not installed ({', '.join(missing)}); run scripts/install-test-servers.sh"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    memory = tmp_path / "memory.jsonl"
+    config = {
+        "mcpServers": {
+            "everything": {"command": str(NODE_BIN / "mcp-server-everything"), "args": ["stdio"]},
+            "memory": {"command": str(NODE_BIN / "mcp-server-memory"), "env": {"MEMORY_FILE_PATH": str(memory)}},
+        }
+    }
+    path = tmp_path / "mcp.json"
+    path.write_text(json.dumps(config), encoding="utf-8")
+    return path
+
+
+def serve_args(config: Path, *extra: str) -> tuple[str, ...]:
+    return ("--config", str(config), "--no-dense", "--guard-max-repeats", "3", *extra)
+
+
+def texts(result: Any) -> list[str]:
+    return [c.text for c in result.content if getattr(c, "type", None) == "text"]
+
+
+async def search(client: Client, query: str, session_id: str | None = None) -> tuple[list[str], dict[str, Any]]:
+    args: dict[str, Any] = {"query": query, "max_results": 5}
+    if session_id:
+        args["session_id"] = session_id
+    result = await client.call_tool("search_tools", args)
+    assert not result.is_error, texts(result)
+    structured = result.structured_content
+    return [t["name"] for t in structured["tools"]], structured
+
+
+async def call(client: Client, name: str, arguments: dict[str, Any], session_id: str | None = None) -> Any:
+    args: dict[str, Any] = {"name": name, "arguments": arguments}
+    if session_id:
+        args["session_id"] = session_id
+    return await client.call_tool("call_tool", args)
+
+
+async def run_contract(client: Client, tool: str, query: str, arguments: dict[str, Any], expected: str, sid: str | None) -> None:
+    """The issue's contract: 4th identical call -> result + note; 5th refused; re-search -> callable.
+
+    ``sid`` None: rely on the connection's own session (stdio), passing no session_id at all.
+    """
+    found, _ = await search(client, query, sid)
+    assert tool in found, found
+    for _ in range(3):
+        result = await call(client, tool, arguments, sid)
+        assert not result.is_error and len(texts(result)) == 1 and expected in texts(result)[0], texts(result)
+    fourth = await call(client, tool, arguments, sid)
+    assert not fourth.is_error
+    body, *notes = texts(fourth)
+    assert expected in body  # the real result is still returned...
+    assert len(notes) == 1 and "loop guard" in notes[0] and "search_tools" in notes[0]  # ...plus the guidance note
+    refused = await call(client, tool, arguments, sid)
+    assert refused.is_error and "search_tools" in texts(refused)[0], texts(refused)
+    found, _ = await search(client, query, sid)
+    assert tool in found, found
+    again = await call(client, tool, arguments, sid)
+    assert not again.is_error and texts(again) and expected in texts(again)[0], texts(again)
+
+
+async def test_over_stdio_the_fourth_identical_call_gets_a_note_then_a_refusal_until_searched_again(upstreams: Path) -> None:
+    with anyio.fail_after(120):
+        async with votr_client("stdio", *serve_args(upstreams)) as client:
+            # No session_id: one stdio connection is one session.
+            await run_contract(client, ECHO, "echo a message back", {"message": "hi"}, "Echo: hi", None)
+
+
+async def test_over_streamable_http_the_contract_holds_for_a_write_tool_with_the_returned_session_id(upstreams: Path) -> None:
+    with anyio.fail_after(120):
+        async with votr_client("http", *serve_args(upstreams)) as client:
+            _, structured = await search(client, "create entities in the knowledge graph memory")
+            sid = structured["session_id"]
+            created = await call(client, "memory__create_entities", {"entities": [{"name": "Ada", "entityType": "person", "observations": []}]}, sid)
+            assert not created.is_error, texts(created)
+            await run_contract(
+                client, OBSERVE, "add observations to an entity in the knowledge graph memory",
+                {"observations": [{"entityName": "Ada", "contents": ["wrote the first program"]}]}, "Ada", sid,
+            )
+
+
+async def test_two_http_sessions_at_once_never_see_each_others_bindings_or_evictions(upstreams: Path) -> None:
+    with anyio.fail_after(150):
+        async with http_server("http", serve_args(upstreams)) as (url, _lines):
+            async with Client(url) as alice, Client(url) as bob:
+                found_a, a = await search(alice, "echo a message back")
+                found_b, b = await search(bob, "echo a message back")
+                assert a["session_id"] != b["session_id"]
+                assert ECHO in found_a and ECHO in found_b
+                assert not any(t["bound"] for t in b["tools"])  # alice's search bound nothing for bob
+                results: dict[str, list[Any]] = {"alice": [], "bob": []}
+
+                async def loop(who: str, client: Client, sid: str, times: int) -> None:
+                    for _ in range(times):
+                        results[who].append(await call(client, ECHO, {"message": who}, sid))
+
+                async with anyio.create_task_group() as tg:  # both sessions call at the same time
+                    tg.start_soon(loop, "alice", alice, a["session_id"], 4)
+                    tg.start_soon(loop, "bob", bob, b["session_id"], 2)
+                assert len(texts(results["alice"][3])) == 2  # alice tripped the guard
+                assert all(len(texts(r)) == 1 for r in results["bob"])
+                refused = await call(alice, ECHO, {"message": "alice"}, a["session_id"])
+                assert refused.is_error and "search_tools" in texts(refused)[0]
+                still = await call(bob, ECHO, {"message": "bob"}, b["session_id"])
+                assert not still.is_error and texts(still) == ["Echo: bob"]  # bob's tool was not evicted
+                _, again = await search(bob, "echo a message back", b["session_id"])
+                assert any(t["name"] == ECHO and t["bound"] for t in again["tools"])
+                forged = await call(bob, ECHO, {"message": "x"}, a["session_id"][:-2] + "xx")
+                assert forged.is_error and "unknown or expired session_id" in texts(forged)[0]
+
+
+async def test_strict_binding_refuses_a_tool_until_a_search_returns_it(upstreams: Path) -> None:
+    with anyio.fail_after(120):
+        async with votr_client("stdio", *serve_args(upstreams, "--binding-mode", "strict")) as client:
+            refused = await call(client, ECHO, {"message": "hi"})
+            assert refused.is_error and "search_tools" in texts(refused)[0] and "strict" in texts(refused)[0]
+            found, _ = await search(client, "echo a message back")
+            assert ECHO in found
+            allowed = await call(client, ECHO, {"message": "hi"})
+            assert not allowed.is_error and texts(allowed) == ["Echo: hi"]
