@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 
 from votr_mcp.errors import SessionError
-from votr_mcp.session import GuardSettings, ManualClock, Session, SessionSettings
+from votr_mcp.session import GuardSettings, ManualClock, Session, SessionSettings, ToolPolicy
 
 
 def make_session(clock: ManualClock, pinned: frozenset[str] = frozenset(), **guard: object) -> Session:
     settings = SessionSettings(guard=GuardSettings(**guard))  # type: ignore[arg-type]
-    return Session("s-test", settings, clock, pinned.__contains__)
+    return Session("s-test", settings, clock, ToolPolicy(pinned))
 
 
 def call(session: Session, name: str, arguments: dict | None = None, *, tolerant: bool = False) -> str | None:

@@ -200,3 +200,17 @@ def test_guard_window_sizes_follow_max_repeats_when_not_set() -> None:
     assert GuardSettings(max_repeats=3).call_window_limit == 4
     assert GuardSettings(max_repeats=3).call_window_size == 10
     assert GuardSettings(max_repeats=20).call_window_size == 42
+
+
+def test_exemptions_and_hints_set_at_run_time_reach_live_sessions() -> None:
+    clock = ManualClock()
+    manager = SessionManager(SessionSettings(guard=GuardSettings(max_repeats=3, polling_max_repeats=10)), clock=clock)
+    session = manager.resolve()
+    manager.set_exempt(["jobs__wait"])
+    manager.set_hints({"web__fetch": "The site rate-limits; wait a minute or ask the user."})
+    for _ in range(10):
+        session.admit("jobs__wait")
+        assert session.after_call("jobs__wait", {"id": 1}) is None
+        clock.advance(4)
+    notes = [session.after_call("web__fetch", {"url": "u"}) for _ in range(4)]
+    assert notes[3] is not None and "The site rate-limits" in notes[3]

@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 
 from votr_mcp.errors import ConfigError, SessionError
-from votr_mcp.session import ContextSettings, ManualClock, SearchSettings, Session, SessionSettings, ToolContext
+from votr_mcp.session import ContextSettings, ManualClock, SearchSettings, Session, SessionSettings, ToolContext, ToolPolicy
 
 
 def make_session(clock: ManualClock, pinned: frozenset[str] = frozenset(), **context: object) -> Session:
     settings = SessionSettings(context=ContextSettings(**context))  # type: ignore[arg-type]
-    return Session("s-test", settings, clock, pinned.__contains__)
+    return Session("s-test", settings, clock, ToolPolicy(pinned))
 
 
 def test_the_least_recently_used_tool_is_evicted_first() -> None:
@@ -92,7 +92,7 @@ def test_search_results_mark_the_tools_already_bound() -> None:
 
 def test_a_search_mostly_repeating_a_recent_one_gets_a_note() -> None:
     clock = ManualClock()
-    session = Session("s", SessionSettings(search=SearchSettings(window_seconds=300, overlap=0.8)), clock, lambda n: False)
+    session = Session("s", SessionSettings(search=SearchSettings(window_seconds=300, overlap=0.8)), clock)
     assert session.after_search(["a", "b", "c", "d", "e"]).note is None
     clock.advance(30)
     note = session.after_search(["b", "a", "c", "d", "x"]).note  # 4 of 5 repeat
@@ -103,7 +103,7 @@ def test_a_search_mostly_repeating_a_recent_one_gets_a_note() -> None:
 
 def test_a_repeat_of_an_old_search_outside_the_window_gets_no_note() -> None:
     clock = ManualClock()
-    session = Session("s", SessionSettings(search=SearchSettings(window_seconds=300)), clock, lambda n: False)
+    session = Session("s", SessionSettings(search=SearchSettings(window_seconds=300)), clock)
     session.after_search(["a", "b"])
     clock.advance(301)
     assert session.after_search(["a", "b"]).note is None

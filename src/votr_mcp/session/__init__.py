@@ -10,6 +10,7 @@ from votr_mcp.session.context import Binding, ToolContext
 from votr_mcp.session.guard import IterationGuard, Trip, polling_tolerant
 from votr_mcp.session.manager import SessionManager
 from votr_mcp.session.normalize import fingerprint, normalize_arguments
+from votr_mcp.session.policy import ToolPolicy
 from votr_mcp.session.settings import BindingMode, ContextSettings, GuardSettings, SearchSettings, SessionSettings
 from votr_mcp.session.state import SearchView, Session
 
@@ -27,6 +28,7 @@ __all__ = [
     "SessionManager",
     "SessionSettings",
     "ToolContext",
+    "ToolPolicy",
     "Trip",
     "fingerprint",
     "normalize_arguments",

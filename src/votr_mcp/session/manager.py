@@ -23,9 +23,10 @@ import secrets
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable, Mapping
 
 from votr_mcp.errors import SessionError
+from votr_mcp.session.policy import ToolPolicy
 from votr_mcp.session.settings import SessionSettings
 from votr_mcp.session.state import Session
 
@@ -49,7 +50,8 @@ class SessionManager:
     ) -> None:
         self.settings = settings or SessionSettings()
         self._clock = clock
-        self._pinned: frozenset[str] = frozenset(pinned)
+        # Shared by every session; GuardSettings' static exempt/hints (from flags) are the start.
+        self.policy = ToolPolicy(pinned, self.settings.guard.exempt, self.settings.guard.hints)
         self._lock = threading.Lock()
         # Least recently used first. Sessions start in _fresh and move to _by_use the first
         # time a request comes back to them; capacity evictions take fresh ones first.
@@ -63,11 +65,19 @@ class SessionManager:
     # -- pins -----------------------------------------------------------------------------
 
     def set_pinned(self, names: Iterable[str]) -> None:
-        """Replace the pinned tool names (global and per-server always-include tools)."""
-        self._pinned = frozenset(names)
+        """Replace the pinned tool call names (global and per-server always-include tools)."""
+        self.policy.set_pinned(names)
+
+    def set_exempt(self, names: Iterable[str]) -> None:
+        """Replace the call names of tools allowed to poll (plus those in ``GuardSettings.exempt``)."""
+        self.policy.set_exempt([*self.settings.guard.exempt, *names])
+
+    def set_hints(self, hints: Mapping[str, str]) -> None:
+        """Replace the per-tool advice added to loop-guard notes (call name -> text)."""
+        self.policy.set_hints({**self.settings.guard.hints, **hints})
 
     def is_pinned(self, name: str) -> bool:
-        return name in self._pinned
+        return self.policy.is_pinned(name)
 
     # -- lookup ---------------------------------------------------------------------------
 
@@ -141,7 +151,7 @@ class SessionManager:
         session_id = secrets.token_urlsafe(_ID_BYTES)
         while session_id in self._by_birth:  # astronomically unlikely; never reuse an id
             session_id = secrets.token_urlsafe(_ID_BYTES)
-        session = Session(session_id, self.settings, self._clock, self.is_pinned, transport_key)
+        session = Session(session_id, self.settings, self._clock, self.policy, transport_key)
         self._fresh[session_id] = session
         self._by_birth[session_id] = session
         if transport_key is not None:

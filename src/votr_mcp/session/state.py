@@ -16,7 +16,7 @@ Pinned tools are always available and are never evicted: a loop on one still get
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,6 +24,7 @@ from votr_mcp.errors import SessionError
 from votr_mcp.session.clock import Clock
 from votr_mcp.session.context import ToolContext
 from votr_mcp.session.guard import MAX_EVICTIONS, IterationGuard, Trip
+from votr_mcp.session.policy import ToolPolicy
 from votr_mcp.session.settings import SessionSettings
 
 __all__ = ["SearchView", "Session"]
@@ -43,7 +44,7 @@ class Session:
 
     __slots__ = (
         "id", "created", "last_seen", "transport_key",
-        "_settings", "_clock", "_is_pinned", "context", "guard", "_searches", "_evicted",
+        "_settings", "_clock", "_policy", "context", "guard", "_searches", "_evicted",
     )
 
     def __init__(
@@ -51,7 +52,7 @@ class Session:
         session_id: str,
         settings: SessionSettings,
         clock: Clock,
-        is_pinned: Callable[[str], bool],
+        policy: ToolPolicy | None = None,
         transport_key: object = None,
     ) -> None:
         self.id = session_id
@@ -59,8 +60,8 @@ class Session:
         self.transport_key = transport_key
         self._settings = settings
         self._clock = clock
-        self._is_pinned = is_pinned
-        self.context = ToolContext(settings.context, is_pinned)
+        self._policy = policy = policy or ToolPolicy()
+        self.context = ToolContext(settings.context, policy.is_pinned)
         self.guard = IterationGuard(settings.guard)
         # Recent searches, oldest first: (time, result names). Tuples and a short list keep a
         # session small (the soak benchmark counts bytes per session).
@@ -138,10 +139,11 @@ class Session:
     def after_call(self, name: str, arguments: Mapping[str, Any] | None, *, tolerant: bool = False) -> str | None:
         """Count a finished call; on a loop evict the tool and return the guidance note."""
         now = self._clock()
+        tolerant = tolerant or self._policy.is_exempt(name)
         trip = self.guard.record(name, arguments, now, tolerant=tolerant)
         if trip is None:
             return None
-        pinned = self._is_pinned(name)
+        pinned = self._policy.is_pinned(name)
         if not pinned:
             self.context.unbind(name)
             self._evicted[name] = trip.evictions
@@ -155,7 +157,7 @@ class Session:
             seen = f"{trip.count} times with the same arguments within {trip.span:g} s"
         else:
             seen = f"{trip.count} times with the same arguments in your last {int(trip.span)} tool calls"
-        hint = self._settings.guard.hints.get(trip.tool)
+        hint = self._policy.hint(trip.tool) or self._settings.guard.hints.get(trip.tool)
         tail = f" Hint for this tool: {hint}" if hint else ""
         head = f"[votr-mcp loop guard] You called '{trip.tool}' {seen}."
         if pinned:
