@@ -84,3 +84,47 @@ async def votr_client(transport: str, *args: str, env: dict[str, str] | None = N
         target: Any = url if transport == "http" else sse_client(url)
         async with Client(target, **client_options) as client:
             yield client
+
+
+ROOT = HERE.parent.parent
+NODE_BIN = ROOT / "tests" / "servers" / "node_modules" / ".bin"
+PY_BIN = ROOT / "tests" / "servers" / ".venv" / "bin"
+
+
+def real_servers_config(tmp: Path) -> dict[str, Any]:
+    """An ``mcpServers`` config of the five real reference servers, each confined to ``tmp``.
+
+    Skips the calling test when the servers are not installed (fails in CI, which must
+    install them with scripts/install-test-servers.sh).
+    """
+    import subprocess
+
+    import pytest
+
+    needed = [NODE_BIN / "mcp-server-everything", NODE_BIN / "mcp-server-filesystem", NODE_BIN / "mcp-server-memory",
+              PY_BIN / "mcp-server-time", PY_BIN / "mcp-server-git"]
+    missing = [str(p) for p in needed if not p.exists()]
+    if missing:
+        message = f"real MCP servers not installed ({', '.join(missing)}); run scripts/install-test-servers.sh"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    files = tmp / "files"
+    files.mkdir(exist_ok=True)
+    (files / "hello.txt").write_text("hello from votr-mcp tests\n", encoding="utf-8")
+    repo = tmp / "repo"
+    repo.mkdir(exist_ok=True)
+    git = ["git", "-C", str(repo), "-c", "user.name=votr", "-c", "user.email=votr@example.invalid"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    (repo / "README.md").write_text("# test repo\n", encoding="utf-8")
+    subprocess.run([*git, "add", "README.md"], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "first commit"], check=True)
+    return {
+        "mcpServers": {
+            "everything": {"command": str(NODE_BIN / "mcp-server-everything"), "args": ["stdio"]},
+            "filesystem": {"command": str(NODE_BIN / "mcp-server-filesystem"), "args": [str(files)]},
+            "memory": {"command": str(NODE_BIN / "mcp-server-memory"), "env": {"MEMORY_FILE_PATH": str(tmp / "memory.jsonl")}},
+            "time": {"command": str(PY_BIN / "mcp-server-time"), "args": ["--local-timezone", "UTC"]},
+            "git": {"command": str(PY_BIN / "mcp-server-git"), "args": ["--repository", str(repo)]},
+        }
+    }

@@ -77,6 +77,8 @@ class Hub:
     startup_wait: float = 60.0
     pinned: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     dense_pending: bool = False
+    wait_for_dense: bool = False
+    dense_done: anyio.Event = field(default_factory=anyio.Event)
     ready: anyio.Event = field(default_factory=anyio.Event)
     _checker: ArgumentsChecker = field(default_factory=ArgumentsChecker)
 
@@ -98,6 +100,9 @@ class Hub:
         limit = _limit_argument(max_results, self.default_max_results)
         session = self._session(transport_key, session_id)
         await self._wait_ready()
+        if self.wait_for_dense and self.dense_pending:
+            with anyio.move_on_after(self.startup_wait):
+                await self.dense_done.wait()
         snap = self.index.current
         withheld = self.change_control.withheld()
         search = functools.partial(

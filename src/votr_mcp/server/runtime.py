@@ -51,6 +51,7 @@ class ServeOptions:
     guard_max_repeats: int | None = None
     binding_mode: str = "open"
     store_path: str | None = None
+    wait_for_dense: bool = False
 
 
 def build_searcher(catalog: Catalog, *, embedder: Any = None, cache: Any = None) -> Searcher:
@@ -137,6 +138,7 @@ async def serve(
         async with anyio.create_task_group() as tg:
             tg.start_soon(start)
             hub.dense_pending = options.dense
+            hub.wait_for_dense = options.wait_for_dense
             if options.dense:
                 tg.start_soon(_load_dense, hub)
             if options.transport == "stdio":
@@ -221,6 +223,7 @@ async def _load_dense(hub: Hub) -> None:
         log.exception("could not load the embedding model; serving lexical results only")
     finally:
         hub.dense_pending = False
+        hub.dense_done.set()
 
 
 class _UpstreamsView:
