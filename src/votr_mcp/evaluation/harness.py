@@ -6,14 +6,14 @@ vectors serve every ablation variant); latency is timed separately, end to end w
 embedded live, on a fixed sample of searches chosen by hash.
 
 The harness sees retrieval through :class:`Searcher`, a narrow protocol; the adapter over the
-real pipeline lives in :mod:`votr_mcp.evaluation.adapter`.
+real pipeline (:mod:`votr_mcp.evaluation.adapter`) embeds query texts and builds the variants.
 """
 
 from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
@@ -52,14 +52,11 @@ class Returned:
 
 
 class Searcher(Protocol):
-    """Retrieval as the harness sees it."""
+    """Retrieval as the harness sees it: one pipeline variant over one catalog."""
 
-    def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
-        """Query vectors for ``texts``, one row each, in one batch."""
-        ...
-
-    def search(self, unit: "Unit", vector: NDArray[np.float32] | None) -> Returned:
-        """Search for ``unit``; with ``vector`` None the query is embedded live (for timing)."""
+    def search(self, unit: "Unit", vectors: Mapping[str, NDArray[np.float32]] | None) -> Returned:
+        """Search for ``unit`` with its precomputed query vectors (by text); with None the query
+        is embedded live, as a user's search would be (for timing)."""
         ...
 
 
@@ -182,18 +179,18 @@ def time_units(searcher: Searcher, units: Sequence[Unit], progress: Progress | N
 def run_units(
     searcher: Searcher,
     units: Sequence[Unit],
-    vectors: NDArray[np.float32],
+    vectors: Sequence[Mapping[str, NDArray[np.float32]]],
     *,
-    timings: dict[str, float] | None = None,
+    timings: Mapping[str, float] | None = None,
     progress: Progress | None = None,
 ) -> list[Outcome]:
-    """Search every unit with its precomputed vector; attach timings where measured."""
+    """Search every unit with its precomputed query vectors; attach timings where measured."""
     if len(vectors) != len(units):
-        raise ValueError(f"{len(vectors)} query vectors for {len(units)} searches; embed every unit's query once")
+        raise ValueError(f"{len(vectors)} query vector sets for {len(units)} searches; embed every unit's texts once")
     outcomes: list[Outcome] = []
     timings = timings or {}
-    for done, (unit, vector) in enumerate(zip(units, vectors), start=1):
-        outcomes.append(_outcome(unit, searcher.search(unit, vector), timings.get(unit.id)))
+    for done, (unit, prepared) in enumerate(zip(units, vectors), start=1):
+        outcomes.append(_outcome(unit, searcher.search(unit, prepared), timings.get(unit.id)))
         if progress is not None and (done % 50 == 0 or done == len(units)):
             progress(done, len(units))
     return outcomes

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["COLUMNS", "ABLATION_COLUMNS", "fmt", "metrics_table", "ablation_table", "group_sort_key"]
+__all__ = ["COLUMNS", "ABLATION_COLUMNS", "fmt", "metrics_table", "ablation_table", "group_sort_key", "render_report"]
 
 # (summary key, column heading); latency is split into two columns.
 COLUMNS: tuple[tuple[str, str], ...] = (
@@ -100,3 +100,24 @@ def ablation_table(variants: Mapping[str, Mapping[str, Any]], *, baseline: str =
             cells.append(cell)
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def render_report(report: Mapping[str, Any], *, level: int = 3) -> str:
+    """One evaluation (as returned by ``suite.evaluate``) as markdown: counts, metrics, ablation."""
+    counts = report.get("counts", {})
+    cap = report.get("limit_per_kind")
+    head = "#" * level
+    lines = [
+        f"{head} {report['set']}, {report['split']} split",
+        "",
+        f"{counts.get('rows', 0)} query rows as {counts.get('searches', 0)} searches "
+        f"({counts.get('whole_task_queries', 0)} whole-task queries, {counts.get('no_tool', 0)} no-tool rows)"
+        + (f"; at most {cap} tasks per kind, chosen by SHA-256 of the task id" if cap else "")
+        + f"; queries from `{report['queries']}`.",
+        "",
+        metrics_table(report["overall"], report.get("groups", {})),
+    ]
+    if report.get("ablation"):
+        lines += ["", f"Ablation on the {report['split']} split (change against the full pipeline in brackets):", "",
+                  ablation_table(report["ablation"])]
+    return "\n".join(lines) + "\n"

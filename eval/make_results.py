@@ -1,0 +1,224 @@
+"""Regenerate eval/RESULTS.md and eval/results.json from the benchmark sets in ../shared/bench.
+
+    python eval/make_results.py                 # everything (~15-20 min on 2 cores, embeddings cached)
+    python eval/make_results.py --quick         # a smoke run: 40 tasks per kind, nothing written unless --out
+
+Every figure in RESULTS.md is read from the evaluations this script runs; none is typed.
+"""
+
+from __future__ import annotations
+
+import os
+
+# Before numpy is imported anywhere: OpenBLAS threads fight torch's threads on 2 cores.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import logging  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from dataclasses import dataclass, replace  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Any  # noqa: E402
+
+from votr_mcp.cli.eval import StderrProgress  # noqa: E402
+from votr_mcp.evaluation.adapter import NAIVE, PipelineFactory  # noqa: E402
+from votr_mcp.evaluation.report import ablation_table, fmt, render_report  # noqa: E402
+from votr_mcp.evaluation.suite import SPLIT_RULE, EvalSpec, evaluate, machine  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+DEFAULT_BENCH = HERE.parent.parent / "shared" / "bench"
+COMMAND = "python eval/make_results.py"
+
+
+@dataclass(frozen=True)
+class Plan:
+    set: str
+    queries: str | None = None
+    limit: int | None = None
+    ablation: bool = True
+
+
+# metatool has 22k rows over 199 tools: 600 tasks per kind (chosen by hash) keep the run short
+# while every kind stays well represented.
+PLANS = (
+    Plan("mscbench"),
+    Plan("mcpzero"),
+    Plan("mcpzero", "queries_intents.jsonl", ablation=False),
+    Plan("toolbench"),
+    Plan("metatool", limit=600),
+)
+
+# (what, set name, group or None for all, metric, bound, at least?) from issue 3's targets.
+TARGETS = (
+    ("MSC-Bench L1 top-1", "mscbench", "level:1", "top1", 0.98, True),
+    ("MSC-Bench L2 single top-1", "mscbench", "level:2/single", "top1", 0.93, True),
+    ("MSC-Bench L3 task R@10", "mscbench", "level:3", "task_recall10", 0.95, True),
+    ("MSC-Bench L4 task R@10", "mscbench", "level:4", "task_recall10", 0.85, True),
+    ("MCP-Zero tasks top-1", "mcpzero", None, "top1", 0.85, True),
+    ("MCP-Zero tasks top-5", "mcpzero", None, "top5", 0.97, True),
+    ("MSC-Bench hand-off (single rows)", "mscbench", "kind:single", "handoff", 0.97, True),
+    ("MSC-Bench mean k (single rows)", "mscbench", "kind:single", "mean_k", 2.5, False),
+    ("MSC-Bench L5 abstain", "mscbench", "level:5", "abstain_no_tool", 0.90, True),
+    ("MetaTool no-tool abstain", "metatool", "kind:no_tool", "abstain_no_tool", 0.90, True),
+    ("MSC-Bench false abstain", "mscbench", None, "false_abstain", 0.03, False),
+    ("MetaTool false abstain", "metatool", None, "false_abstain", 0.03, False),
+    ("MSC-Bench latency p50 ms", "mscbench", None, "latency_ms.p50", 15.0, False),
+    ("MSC-Bench latency p95 ms", "mscbench", None, "latency_ms.p95", 30.0, False),
+    ("MCP-Zero latency p50 ms", "mcpzero", None, "latency_ms.p50", 15.0, False),
+    ("MCP-Zero latency p95 ms", "mcpzero", None, "latency_ms.p95", 30.0, False),
+)
+
+
+def _get(summary: dict[str, Any], key: str) -> Any:
+    value: Any = summary
+    for part in key.split("."):
+        value = value.get(part) if isinstance(value, dict) else None
+    return value
+
+
+def _find(reports: list[dict[str, Any]], name: str, split: str) -> dict[str, Any] | None:
+    return next((r for r in reports if r["set"] == name and r["split"] == split), None)
+
+
+def targets_table(reports: list[dict[str, Any]]) -> str:
+    lines = ["| target (issue 3) | bound | reached (test) | met |", "|---|---:|---:|:---:|"]
+    for what, name, group, key, bound, at_least in TARGETS:
+        report = _find(reports, name, "test")
+        summary = None if report is None else (report["overall"] if group is None else report["groups"].get(group))
+        value = None if summary is None else _get(summary, key)
+        met = "–" if value is None else ("yes" if (value >= bound if at_least else value <= bound) else "**no**")
+        lines.append(f"| {what} | {'≥' if at_least else '≤'} {bound} | {fmt(key, value)} | {met} |")
+    return "\n".join(lines)
+
+
+SUMMARY_KEYS = ("top1", "top5", "mrr10", "handoff", "mean_k", "coverage", "abstain_no_tool", "false_abstain",
+                "task_recall10", "chain_success", "latency_ms.p50", "latency_ms.p95", "tokens_per_search")
+SUMMARY_HEADS = ("top-1", "top-5", "MRR@10", "hand-off", "mean k", "coverage", "abstain (no-tool)", "false abstain",
+                 "task R@10", "chain success", "p50 ms", "p95 ms", "tokens/search")
+
+
+def summary_table(reports: list[dict[str, Any]], split: str) -> str:
+    lines = ["| set | rows | " + " | ".join(SUMMARY_HEADS) + " |", "|---|---:|" + "---:|" * len(SUMMARY_KEYS)]
+    for r in (r for r in reports if r["split"] == split):
+        cells = [r["set"], fmt("n", r["overall"]["n"])] + [fmt(k, _get(r["overall"], k)) for k in SUMMARY_KEYS]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def naive_table(reports: list[dict[str, Any]]) -> str:
+    """Full pipeline against the naive hybrid (BM25 + TF-IDF + MiniLM, RRF, nothing after), test split."""
+    keys = ("top1", "top5", "mrr10", "handoff", "mean_k", "task_recall10", "abstain_no_tool", "false_abstain")
+    lines = ["| set | pipeline | " + " | ".join(keys) + " |", "|---|---|" + "---:|" * len(keys)]
+    for r in reports:
+        if r["split"] != "test" or not r.get("ablation") or NAIVE not in r["ablation"]:
+            continue
+        for label, summary in (("naive hybrid", r["ablation"][NAIVE]), ("full", r["overall"])):
+            lines.append("| " + " | ".join([r["set"], label] + [fmt(k, _get(summary, k)) for k in keys]) + " |")
+    return "\n".join(lines)
+
+
+def write_markdown(reports: list[dict[str, Any]], meta: dict[str, Any]) -> str:
+    from votr_mcp.evaluation import metrics
+
+    parts = [
+        "# Retrieval results",
+        "",
+        f"Generated by `{meta['command']}` on {meta['date']}, machine: {meta['machine']}. "
+        f"Wall time {meta['seconds'] / 60:.1f} min. Raw figures: `eval/results.json`. Do not edit by hand.",
+        "",
+        f"**Split rule.** {SPLIT_RULE}",
+        "",
+        "**Honesty rules.** Queries are searched by their text alone: the sets' `server_intent`/`tool_intent` "
+        "fields are ignored (in MCP-Zero they name the gold server and copy the tool description). "
+        "Figures are on the test split unless a table says dev. metatool is capped at "
+        f"{next(p.limit for p in PLANS if p.set == 'metatool')} tasks per kind, chosen by SHA-256 of the task id.",
+        "",
+        f"**Pipeline.** {meta['pipeline']}",
+        "",
+        "**Metrics.**" + metrics.__doc__.split("Definitions (also printed at the top of eval/RESULTS.md):", 1)[1]
+        .rstrip(),
+        "",
+        "## Summary (test split)",
+        "",
+        summary_table(reports, "test"),
+        "",
+        "## Issue 3 targets (test split)",
+        "",
+        targets_table(reports),
+        "",
+        "## Full pipeline against the naive hybrid (test split)",
+        "",
+        naive_table(reports),
+        "",
+        "## Ablations",
+        "",
+        "Each row is the full pipeline with one stage switched off; a positive change means the pipeline "
+        "did better without that stage on those rows. Dev is where stages were chosen; test is held out.",
+        "",
+    ]
+    for r in reports:
+        if r.get("ablation"):
+            parts += [f"### {r['set']}, {r['split']} split", "", ablation_table(r["ablation"]), ""]
+    parts += ["## Per set and group", ""]
+    for r in reports:
+        if r["split"] == "test":
+            parts += [render_report({**r, "ablation": None}, level=3), ""]
+    return "\n".join(parts).rstrip() + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bench", type=Path, default=DEFAULT_BENCH, help="folder of the benchmark sets")
+    parser.add_argument("--out", type=Path, help="markdown output (default eval/RESULTS.md; --quick writes nothing unless given)")
+    parser.add_argument("--json", type=Path, help="JSON output (default eval/results.json next to --out)")
+    parser.add_argument("--quick", action="store_true", help="40 tasks per kind, no dev ablation: checks the script runs")
+    parser.add_argument("--sets", nargs="*", help="only these sets")
+    args = parser.parse_args(argv)
+    logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    if not args.bench.is_dir():
+        print(f"make_results: benchmark folder '{args.bench}' not found; pass --bench DIR", file=sys.stderr)
+        return 1
+    out = args.out if args.out is not None or args.quick else HERE / "RESULTS.md"
+    started = time.perf_counter()
+    reports: list[dict[str, Any]] = []
+    factories: dict[str, PipelineFactory] = {}
+    for plan in PLANS:
+        if args.sets and plan.set not in args.sets:
+            continue
+        data = args.bench / plan.set
+        if plan.set not in factories:
+            factories[plan.set] = PipelineFactory.from_data(data, ablation=True)
+        factory = factories[plan.set]
+        limit = 40 if args.quick else plan.limit
+        base = EvalSpec(data=data, queries=None if plan.queries is None else data / plan.queries, limit=limit)
+        splits = ("test",) if args.quick or not plan.ablation else ("dev", "test")
+        for split in splits:
+            spec = replace(base, split=split, ablation=plan.ablation,
+                           latency_samples=base.latency_samples if split == "test" else 0)
+            print(f"== {spec.name} {split}", file=sys.stderr)
+            reports.append(evaluate(spec, factory, StderrProgress(f"{spec.name} {split} ")))
+    meta = {
+        "command": COMMAND + (" --quick" if args.quick else ""),
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "machine": machine(),
+        "seconds": time.perf_counter() - started,
+        "split_rule": SPLIT_RULE,
+        "pipeline": next(iter(factories.values())).describe() if factories else "",
+    }
+    markdown = write_markdown(reports, meta)
+    if out is None:
+        sys.stdout.write(markdown)
+        return 0
+    out.write_text(markdown, encoding="utf-8")
+    json_out = args.json or out.with_name("results.json")
+    json_out.write_text(json.dumps({"meta": meta, "reports": reports}, indent=1) + "\n", encoding="utf-8")
+    print(f"wrote {out} and {json_out} in {meta['seconds'] / 60:.1f} min", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

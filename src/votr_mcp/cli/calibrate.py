@@ -1,0 +1,53 @@
+"""``votr-mcp calibrate``: fit adaptive-k and abstention thresholds on DEV rows only, and save them."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+__all__ = ["register", "run"]
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "calibrate",
+        help="fit adaptive k and abstention on the dev split of one or more query sets",
+        description="Search the dev rows of each --data set with adaptive k switched off, fit the split-conformal "
+        "set threshold and the abstention threshold on them, and write the calibration file the search "
+        "loads. Test rows are never read. Repeat --data to fit on several catalogs at once.",
+    )
+    parser.add_argument("--data", required=True, type=Path, action="append",
+                        help="folder with tools.jsonl and queries.jsonl (repeatable)")
+    parser.add_argument("--coverage", type=float, default=0.95, help="nominal coverage of the returned set (default 0.95)")
+    parser.add_argument("--false-abstain", type=float, default=0.03,
+                        help="highest share of answerable queries allowed to get zero tools (default 0.03)")
+    parser.add_argument("--limit", type=int, metavar="N",
+                        help="at most N dev tasks per kind and set, chosen by hash, so one big set cannot outweigh the rest")
+    parser.add_argument("--out", type=Path, help="where to write (default: the calibration shipped with the package)")
+    parser.add_argument("--cache-dir", type=Path, help="embedding cache folder (default: the user cache dir; env VOTR_CACHE_DIR)")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from votr_mcp.cli.eval import StderrProgress, cache_dir
+    from votr_mcp.errors import CatalogError
+    from votr_mcp.evaluation.calibration import calibrate_on
+
+    for data in args.data:
+        for name in ("tools.jsonl", "queries.jsonl"):
+            if not (data / name).is_file():
+                raise CatalogError(f"'{data / name}' not found; each --data is a folder with tools.jsonl and queries.jsonl")
+    if args.limit is not None and args.limit < 1:
+        raise CatalogError(f"--limit must be a positive number of tasks per kind, got {args.limit}")
+    fitted, out, counts = calibrate_on(args.data, coverage=args.coverage, false_abstain=args.false_abstain,
+                                       limit=args.limit, out=args.out, cache_dir=cache_dir(args.cache_dir),
+                                       progress=StderrProgress("calibrate "))
+    for name, n in counts.items():
+        print(f"{name}: {n} dev searches", file=sys.stderr)
+    print(f"# calibration written to {out}")
+    for key, value in fitted.items():
+        print(f"{key}: {value}")
+    print(f"nominal coverage: {fitted['coverage']:.2f} (check it on held-out rows: votr-mcp eval --data DIR --split test)")
+    return 0

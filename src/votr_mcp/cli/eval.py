@@ -1,0 +1,103 @@
+"""``votr-mcp eval``: measure retrieval on a labelled query set, honestly (see eval/RESULTS.md)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+__all__ = ["register", "run", "StderrProgress", "cache_dir"]
+
+
+def cache_dir(arg: Path | None) -> Path:
+    """Where query and tool vectors are cached: the flag, else $VOTR_CACHE_DIR, else the user cache dir."""
+    if arg is not None:
+        return arg
+    if os.environ.get("VOTR_CACHE_DIR"):
+        return Path(os.environ["VOTR_CACHE_DIR"]) / "embeddings"
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("votr-mcp")) / "embeddings"
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "eval",
+        help="measure retrieval on a labelled query set (markdown tables on stdout)",
+        description="Search every query of a set in the ../shared/bench format and report top-k, MRR, hand-off at "
+        "the adaptive k, abstention, whole-task recall, latency and tokens. Queries are searched by their text "
+        "alone. Tune on --split dev, report on --split test.",
+    )
+    parser.add_argument("--data", required=True, type=Path, help="folder with tools.jsonl and queries.jsonl")
+    parser.add_argument("--queries", type=Path, help="another query file over the same tools (e.g. queries_intents.jsonl)")
+    parser.add_argument("--split", choices=("dev", "test", "all"), default="test", help="rows to score (default: test)")
+    parser.add_argument("--ablation", action="store_true", help="also run the full pipeline minus each stage, and the naive hybrid")
+    parser.add_argument("--json", type=Path, metavar="OUT", help="write every figure to this JSON file")
+    parser.add_argument("--limit", type=int, metavar="N", help="at most N tasks per kind, chosen by hash (same rows every run)")
+    parser.add_argument("--latency-samples", type=int, default=200, metavar="N", help="searches timed end to end (default 200)")
+    parser.add_argument("--calibration", type=Path, help="calibration file to use instead of the shipped one")
+    parser.add_argument("--cache-dir", type=Path, help="embedding cache folder (default: the user cache dir; env VOTR_CACHE_DIR)")
+    parser.set_defaults(handler=run)
+
+
+class StderrProgress:
+    """Progress on stderr: a rewritten line on a terminal, a line every few seconds otherwise."""
+
+    def __init__(self, prefix: str = "") -> None:
+        self.prefix = prefix
+        self._tty = sys.stderr.isatty()
+        self._last = 0.0
+
+    def __call__(self, label: str, done: int, total: int) -> None:
+        now = time.monotonic()
+        final = done >= total
+        if not final and now - self._last < (0.2 if self._tty else 5.0):
+            return
+        self._last = now
+        text = f"{self.prefix}{label}: {done}/{total}"
+        if self._tty:
+            sys.stderr.write("\r" + text.ljust(60) + ("\n" if final else ""))
+        else:
+            sys.stderr.write(text + "\n")
+        sys.stderr.flush()
+
+
+def _check_data(args: argparse.Namespace) -> None:
+    from votr_mcp.errors import CatalogError
+
+    tools = args.data / "tools.jsonl"
+    if not tools.is_file():
+        raise CatalogError(f"'{tools}' not found; --data takes a folder holding tools.jsonl and queries.jsonl (e.g. ../shared/bench/mscbench)")
+    queries = args.queries or args.data / "queries.jsonl"
+    if not queries.is_file():
+        raise CatalogError(f"query file '{queries}' not found; pass --queries FILE or put queries.jsonl in {args.data}")
+    if args.limit is not None and args.limit < 1:
+        raise CatalogError(f"--limit must be a positive number of tasks per kind, got {args.limit}")
+
+
+def run(args: argparse.Namespace) -> int:
+    from votr_mcp.evaluation.adapter import PipelineFactory
+    from votr_mcp.evaluation.report import render_report
+    from votr_mcp.evaluation.suite import SPLIT_RULE, EvalSpec, evaluate, machine
+
+    _check_data(args)
+    spec = EvalSpec(data=args.data, queries=args.queries, split=args.split, limit=args.limit,
+                    latency_samples=args.latency_samples, ablation=args.ablation)
+    factory = PipelineFactory.from_data(args.data, calibration=args.calibration or "shipped",
+                                        cache_dir=cache_dir(args.cache_dir), ablation=args.ablation)
+    report = evaluate(spec, factory, StderrProgress(f"{spec.name} "))
+    report["command"] = "votr-mcp eval " + " ".join(sys.argv[2:]) if sys.argv[1:2] == ["eval"] else None
+    report["machine"] = machine()
+    report["date"] = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    report["split_rule"] = SPLIT_RULE
+    report["pipeline"] = factory.describe()
+    sys.stdout.write(render_report(report, level=2))
+    if args.json is not None:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(report, indent=1, sort_keys=False) + "\n", encoding="utf-8")
+        print(f"wrote {args.json}", file=sys.stderr)
+    return 0

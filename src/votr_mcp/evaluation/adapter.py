@@ -1,0 +1,111 @@
+"""The harness's view of the real retrieval pipeline: one Retriever per catalog, one variant per config.
+
+All variants share the catalog's indexes (``Retriever.with_config`` rebuilds nothing) and the
+same query vectors, so an ablation costs only the searches themselves. Query vectors are cached
+by text hash next to the tool vectors, so a second run embeds nothing it has seen.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+from numpy.typing import NDArray
+
+from votr_mcp.catalog import Catalog, load_catalog
+from votr_mcp.evaluation.harness import Returned, Unit
+from votr_mcp.index.dense import EmbeddingCache, FileEmbeddingCache, MemoryEmbeddingCache, MiniLMEmbedder, embed_cached
+from votr_mcp.retrieval import STAGES, Calibration, RetrievalConfig, Retriever, naive_hybrid
+
+__all__ = ["FULL", "NAIVE", "PipelineFactory", "PipelineSearcher", "variant_configs"]
+
+log = logging.getLogger(__name__)
+
+FULL = "full"
+NAIVE = "naive hybrid"
+
+
+def variant_configs(base: RetrievalConfig, ablation: bool) -> dict[str, RetrievalConfig]:
+    """The full pipeline; with ``ablation``, full minus each enabled stage, then the naive hybrid."""
+    variants = {FULL: base}
+    if ablation:
+        for stage in STAGES:
+            if getattr(base, stage):
+                variants[f"- {stage}"] = base.without(stage)
+        variants[NAIVE] = naive_hybrid()
+    return variants
+
+
+class PipelineSearcher:
+    """One pipeline variant: searches by query text alone (intent fields are never passed)."""
+
+    def __init__(self, retriever: Retriever) -> None:
+        self.retriever = retriever
+
+    def search(self, unit: Unit, vectors: Mapping[str, NDArray[np.float32]] | None) -> Returned:
+        result = self.retriever.search(unit.query, query_vectors=vectors)
+        return Returned(tuple(result.ranked_keys), tuple(result.hit_keys), result.tokens())
+
+
+class PipelineFactory:
+    """Variants of the pipeline over one catalog, and the query vectors they all use."""
+
+    def __init__(self, retriever: Retriever, *, ablation: bool = False, cache: EmbeddingCache | None = None) -> None:
+        if not retriever.dense_ready:
+            log.warning("the retriever has no embedder: evaluating the lexical stages only")
+        self.retriever = retriever
+        self.cache = cache if cache is not None else MemoryEmbeddingCache()
+        self.configs = variant_configs(retriever.config, ablation)
+
+    @classmethod
+    def from_catalog(cls, catalog: Catalog, *, calibration: Path | Calibration | None | str = "shipped",
+                     cache_dir: Path | None = None, ablation: bool = False,
+                     config: RetrievalConfig | None = None) -> "PipelineFactory":
+        """Index ``catalog`` with the real MiniLM model (vectors cached under ``cache_dir``)."""
+        cache: EmbeddingCache = FileEmbeddingCache(cache_dir) if cache_dir is not None else MemoryEmbeddingCache()
+        if isinstance(calibration, Path):
+            calibration = Calibration.load(calibration)
+        retriever = Retriever.build(catalog, embedder=MiniLMEmbedder(), cache=cache, config=config,
+                                    calibration=calibration)  # type: ignore[arg-type]
+        return cls(retriever, ablation=ablation, cache=cache)
+
+    @classmethod
+    def from_data(cls, data: Path, **options: object) -> "PipelineFactory":
+        """The catalog of a benchmark set folder (its tools.jsonl)."""
+        loaded = load_catalog(data / "tools.jsonl")
+        for problem in loaded.problems[:5]:
+            log.warning("%s", problem)
+        if len(loaded.problems) > 5:
+            log.warning("... and %d more catalog problems", len(loaded.problems) - 5)
+        return cls.from_catalog(loaded.catalog, **options)  # type: ignore[arg-type]
+
+    def variants(self) -> list[str]:
+        return list(self.configs)
+
+    def searcher(self, variant: str) -> PipelineSearcher:
+        if variant not in self.configs:
+            raise ValueError(f"unknown variant '{variant}'; choose one of {', '.join(self.configs)}")
+        return PipelineSearcher(self.retriever.with_config(self.configs[variant]))
+
+    def embed(self, units: Sequence[Unit]) -> list[Mapping[str, NDArray[np.float32]]]:
+        """Per unit, the vectors of every text any variant embeds for it, from one cached batch."""
+        if not self.retriever.dense_ready or self.retriever.embedder is None:
+            return [{} for _ in units]
+        variants = [self.retriever.with_config(c) for c in self.configs.values() if c.dense]
+        per_unit = [list(dict.fromkeys(t for v in variants for t in v.texts_for(u.query))) for u in units]
+        texts = list(dict.fromkeys(t for texts in per_unit for t in texts))
+        matrix = embed_cached(self.retriever.embedder, texts, self.cache)
+        by_text = dict(zip(texts, matrix))
+        return [{t: by_text[t] for t in texts} for texts in per_unit]
+
+    def describe(self) -> str:
+        r, cal = self.retriever, self.retriever.calibration
+        on = [s for s in STAGES if getattr(r.config, s)]
+        off = [s for s in STAGES if not getattr(r.config, s)]
+        fitted = "none (fixed k, no abstention)" if cal is None else (
+            f"coverage {cal.coverage:.2f}, fitted on {cal.n_rows} rows ({cal.source})")
+        return (f"stages on: {', '.join(on)}" + (f"; off: {', '.join(off)}" if off else "")
+                + f"; RRF weights dense {r.config.w_dense}, BM25 {r.config.w_bm25}, sparse {r.config.w_sparse}"
+                + f"; calibration: {fitted}.")

@@ -1,0 +1,66 @@
+"""Fit the shipped calibration on the dev split of one or more benchmark sets.
+
+Only dev rows are read. Each set is searched with its own catalog; the per-query results of all
+sets are pooled and handed to the pipeline's pure ``fit``, so the thresholds are not tuned to one
+catalog. Whole-task queries are left out: the conformal guarantee is per query and need, and a
+whole task's returned set is a union over its needs.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from votr_mcp.catalog.models import ToolKey
+from votr_mcp.evaluation.adapter import PipelineFactory
+from votr_mcp.evaluation.data import load_queries, select_split
+from votr_mcp.evaluation.harness import build_units, cap_per_kind
+from votr_mcp.index.dense import MINILM_ID
+from votr_mcp.retrieval import SHIPPED_PATH, SearchResult, fit
+
+__all__ = ["calibrate_on", "dev_results"]
+
+Progress = Callable[[str, int, int], None]
+
+
+def dev_results(data: Path, factory: PipelineFactory, limit: int | None,
+                progress: Progress | None = None) -> tuple[list[SearchResult], list[frozenset[ToolKey]]]:
+    """Search results and gold sets of a set's dev rows (answerable and no-tool, not whole-task)."""
+    rows = cap_per_kind(select_split(load_queries(data / "queries.jsonl"), "dev"), limit)
+    units = [u for u in build_units(rows) if not u.whole_task]
+    vectors = factory.embed(units)
+    retriever = factory.retriever
+    results: list[SearchResult] = []
+    for done, (unit, prepared) in enumerate(zip(units, vectors), start=1):
+        results.append(retriever.search(unit.query, query_vectors=prepared))
+        if progress is not None and (done % 50 == 0 or done == len(units)):
+            progress(data.name, done, len(units))
+    golds = [frozenset(key for step in u.steps for key in step) for u in units]
+    return results, golds
+
+
+def calibrate_on(datas: Sequence[Path], *, coverage: float = 0.95, false_abstain: float = 0.03, limit: int | None = None,
+                 out: Path | None = None, cache_dir: Path | None = None,
+                 progress: Progress | None = None) -> tuple[dict[str, Any], Path, dict[str, int]]:
+    """Fit on the dev rows of every set in ``datas`` and save; returns (fitted fields, path, searches per set)."""
+    results: list[SearchResult] = []
+    golds: list[frozenset[ToolKey]] = []
+    counts: dict[str, int] = {}
+    for data in datas:
+        # No calibration while fitting: the raw ranked lists and cosines are what the fit reads.
+        factory = PipelineFactory.from_data(data, calibration=None, cache_dir=cache_dir)
+        r, g = dev_results(data, factory, limit, progress)
+        results += r
+        golds += g
+        counts[data.name] = len(r)
+    names = "+".join(d.name for d in datas)
+    source = (f"votr-mcp calibrate on the dev split of {names}"
+              + (f", at most {limit} tasks per kind" if limit else "") + f", {time.strftime('%Y-%m-%d', time.gmtime())}")
+    calibration = fit(results, golds, coverage=coverage, false_abstain=false_abstain, model_id=MINILM_ID, source=source)
+    target = out or SHIPPED_PATH
+    target.parent.mkdir(parents=True, exist_ok=True)
+    calibration.save(target)
+    return asdict(calibration), target, counts

@@ -1,0 +1,139 @@
+"""One evaluation of one query set: load, split, cap, search, score; optionally every ablation variant.
+
+Shared by ``votr-mcp eval`` and eval/make_results.py so that the command line and the results
+file can never disagree about how a figure was produced.
+"""
+
+from __future__ import annotations
+
+import logging
+import platform
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+from numpy.typing import NDArray
+
+from votr_mcp.evaluation.data import DEV_SHARE, Split, load_queries, select_split
+from votr_mcp.evaluation.harness import (
+    Searcher,
+    Unit,
+    build_units,
+    cap_per_kind,
+    describe_units,
+    latency_sample,
+    run_units,
+    time_units,
+)
+from votr_mcp.evaluation.metrics import summarize, summarize_groups
+
+__all__ = ["EvalSpec", "SearcherFactory", "evaluate", "machine", "SPLIT_RULE"]
+
+log = logging.getLogger(__name__)
+
+SPLIT_RULE = (
+    f"dev = tasks (a chain, or a row without one) whose SHA-256(task id) first 8 hex digits mod 100 < {DEV_SHARE}; "
+    "test = the rest. Every threshold, weight and calibration is fit on dev; figures are reported on test."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class EvalSpec:
+    """What to evaluate: a set folder, an optional other query file, the split and how much."""
+
+    data: Path
+    queries: Path | None = None
+    split: Split = "test"
+    limit: int | None = None
+    latency_samples: int = 200
+    ablation: bool = False
+
+    @property
+    def query_file(self) -> Path:
+        return self.queries or self.data / "queries.jsonl"
+
+    @property
+    def name(self) -> str:
+        suffix = "" if self.queries is None else f" ({self.queries.stem})"
+        return self.data.name + suffix
+
+
+class SearcherFactory(Protocol):
+    """Builds a searcher per pipeline variant over one catalog (sharing its indexes)."""
+
+    def variants(self) -> list[str]:
+        """Ablation variant names; the first is the full pipeline."""
+        ...
+
+    def searcher(self, variant: str) -> Searcher: ...
+
+    def embed(self, units: Sequence[Unit]) -> list[Mapping[str, NDArray[np.float32]]]:
+        """Every query text any variant embeds for each unit, in one batch (cached)."""
+        ...
+
+    def describe(self) -> str:
+        """The pipeline and calibration in one line, for the report."""
+        ...
+
+
+Progress = Callable[[str, int, int], None]
+
+
+def machine() -> str:
+    """Where figures were measured: they are only comparable on the same machine."""
+    import os
+
+    return f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, {platform.system()} {platform.release()}"
+
+
+def evaluate(spec: EvalSpec, factory: SearcherFactory, progress: Progress | None = None) -> dict[str, Any]:
+    """Metrics (overall and per group) for ``spec``, plus the ablation when asked."""
+    rows = select_split(load_queries(spec.query_file), spec.split)
+    rows = cap_per_kind(rows, spec.limit)
+    units = build_units(rows)
+    if not units:
+        raise ValueError(f"no query rows in the {spec.split} split of {spec.query_file}")
+    report: dict[str, Any] = {
+        "set": spec.name,
+        "queries": str(spec.query_file),
+        "split": spec.split,
+        "limit_per_kind": spec.limit,
+        "counts": describe_units(units),
+    }
+    full = factory.searcher(factory.variants()[0])
+
+    def step(label: str) -> Callable[[int, int], None] | None:
+        return None if progress is None else (lambda done, total: progress(label, done, total))
+
+    # Timed first, before any batch embedding could warm a query cache, so every timed search
+    # embeds its query for real.
+    sample = latency_sample(units, spec.latency_samples)
+    timings = time_units(full, sample, step("timing"))
+    started = time.perf_counter()
+    vectors = factory.embed(units)
+    log.info("embedded %d queries in %.1f s", len(units), time.perf_counter() - started)
+    outcomes = run_units(full, units, vectors, timings=timings, progress=step("searching"))
+    report["overall"] = summarize(outcomes)
+    report["groups"] = summarize_groups(outcomes)
+    if spec.ablation:
+        variants: dict[str, Any] = {factory.variants()[0]: report["overall"]}
+        for name in factory.variants()[1:]:
+            results = run_units(factory.searcher(name), units, vectors, progress=step(name))
+            variants[name] = summarize(results)
+        report["ablation"] = variants
+    return report
+
+
+def evaluate_many(specs: Sequence[EvalSpec], factory_for: Callable[[EvalSpec], SearcherFactory],
+                  progress: Progress | None = None) -> list[dict[str, Any]]:
+    """Several evaluations, building one factory (one index) per distinct tools file."""
+    factories: dict[Path, SearcherFactory] = {}
+    reports = []
+    for spec in specs:
+        if spec.data not in factories:
+            factories[spec.data] = factory_for(spec)
+        reports.append(evaluate(spec, factories[spec.data], progress))
+    return reports
