@@ -66,3 +66,16 @@ def test_sqlite_vec_knn_ranks_like_numpy_cosine(store: Store, catalog: Catalog, 
     assert got[0][1] == pytest.approx(1 - float(matrix[keys.index(expected[0])] @ query), abs=1e-5)
     forecast = text_hash(tool_dense_text(catalog.get(("weather", "get_forecast"))))  # type: ignore[arg-type]
     assert forecast in expected[:3]
+
+
+def test_a_retriever_built_over_the_store_embeds_nothing(store_file: Path, catalog: Catalog, embedder: Any) -> None:
+    from votr_mcp.retrieval import Retriever
+
+    with Store.open(store_file) as store:
+        index_catalog(store, catalog, embedder)
+    embedder.texts.clear()
+    with Store.open(store_file) as store:  # a restart, as `votr-mcp serve --store` does
+        retriever = Retriever.build(store.registry.catalog(), embedder=embedder, cache=store.vectors)
+        assert embedder.texts == []
+        result = retriever.search("will it rain in Paris tomorrow")
+    assert result.hits and result.hits[0].tool.server == "weather"

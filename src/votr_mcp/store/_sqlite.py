@@ -13,6 +13,8 @@ of :func:`write` / :func:`guard`, so nothing outside ``votr_mcp.store`` sees aps
 from __future__ import annotations
 
 import logging
+import threading
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -31,6 +33,10 @@ Connection = apsw.Connection
 MEMORY = ":memory:"
 # Long enough for a writer to finish one indexing batch; readers never wait in WAL mode.
 BUSY_TIMEOUT_MS = 10_000
+# One writer per connection: a server may write from a worker thread while another thread
+# reads, and SQLite would refuse a second BEGIN on a connection already in a transaction.
+_WRITE_LOCKS: weakref.WeakKeyDictionary[apsw.Connection, threading.Lock] = weakref.WeakKeyDictionary()
+_LOCKS_GUARD = threading.Lock()
 
 
 def connect(path: str | Path, *, readonly: bool = False) -> apsw.Connection:
@@ -68,6 +74,13 @@ def connect(path: str | Path, *, readonly: bool = False) -> apsw.Connection:
 def write(conn: apsw.Connection) -> Iterator[apsw.Connection]:
     """One write transaction: ``BEGIN IMMEDIATE`` takes the writer lock up front so two
     writers queue instead of failing half way; any error rolls everything back."""
+    with _LOCKS_GUARD:
+        lock = _WRITE_LOCKS.setdefault(conn, threading.Lock())
+    with lock:
+        yield from _transaction(conn)
+
+
+def _transaction(conn: apsw.Connection) -> Iterator[apsw.Connection]:
     try:
         conn.execute("BEGIN IMMEDIATE")
     except apsw.BusyError as exc:

@@ -23,7 +23,7 @@ from numpy.typing import NDArray
 
 from votr_mcp.catalog import Catalog
 from votr_mcp.index.dense import Embedder, text_hash
-from votr_mcp.index.text import server_texts, tool_dense_text
+from votr_mcp.index import dense_texts as retrieval_dense_texts
 from votr_mcp.store.registry import SyncReport
 from votr_mcp.store.store import Store
 from votr_mcp.store.vectors import VectorStore
@@ -88,9 +88,16 @@ class CheckpointEmbedder:
 
 
 def dense_texts(catalog: Catalog) -> tuple[list[str], list[str]]:
-    """(tool texts, server texts) the dense stage embeds for ``catalog``, without repeats."""
-    tools = list(dict.fromkeys(tool_dense_text(tool) for tool in catalog))
-    servers = list(dict.fromkeys(text for server in catalog.servers.values() for text in server_texts(server)))
+    """(tool texts, server texts) the dense stage embeds for ``catalog``, without repeats.
+
+    Exactly the texts of the retriever's dense stage (``votr_mcp.index.dense_texts``: tools,
+    server descriptions, server summaries, then example queries), so a retriever built over
+    the store's vectors finds every one of them cached.
+    """
+    texts = retrieval_dense_texts(catalog)
+    n, m = len(catalog), len(catalog.servers)
+    tools = list(dict.fromkeys([*texts[:n], *texts[n + 2 * m:]]))
+    servers = list(dict.fromkeys(texts[n:n + 2 * m]))
     return tools, servers
 
 

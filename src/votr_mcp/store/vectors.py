@@ -79,14 +79,17 @@ class VectorStore:
                 raise StoreError(f"{len(missing)} vectors are not in the store for model '{model_id}'; run `votr-mcp index` first")
             keys = list(text_hashes)
             rows = [found[h] for h in keys]
-        else:
-            with _sqlite.guard("reading embeddings"):
-                fetched = self.conn.execute("SELECT key, vector FROM embeddings WHERE model_id = ? ORDER BY id", (model_id,)).fetchall()
-            keys = [k for k, _ in fetched]
-            rows = [np.frombuffer(b, dtype="<f4") for _, b in fetched]
-        if not rows:
-            return keys, np.zeros((0, 0), dtype=np.float32)
-        return keys, np.stack(rows).astype(np.float32, copy=False)
+            return keys, np.stack(rows).astype(np.float32, copy=False) if rows else np.zeros((0, 0), dtype=np.float32)
+        with _sqlite.guard("reading embeddings"):
+            n, dim = self.conn.execute("SELECT count(*), max(dim) FROM embeddings WHERE model_id = ?", (model_id,)).fetchall()[0]
+            # Filled in place: stacking 100k separate row arrays would double the peak memory.
+            out = np.empty((n, dim or 0), dtype=np.float32)
+            keys = []
+            for i, (key, blob) in enumerate(self.conn.execute(
+                    "SELECT key, vector FROM embeddings WHERE model_id = ? ORDER BY id", (model_id,))):
+                out[i] = np.frombuffer(blob, dtype="<f4")
+                keys.append(key)
+        return keys, out
 
     def knn(self, model_id: str, query: NDArray[np.float32], k: int) -> list[tuple[str, float]]:
         """The ``k`` stored vectors nearest to ``query`` by cosine distance, via sqlite-vec."""

@@ -1,0 +1,144 @@
+"""Incremental indexing and warm start over a real store (figures for eval/KNN.md).
+
+    python eval/bench_store.py swap [--catalog ../shared/bench/mcpzero/tools.jsonl] [--repeats 7]
+    python eval/bench_store.py warm-start --store PATH [--repeats 5] [-- extra serve arguments]
+
+``swap`` indexes the catalog into a copy of a store (vectors for it are reused when the store
+at --store already has them), then times, with the model already loaded:
+  - re-indexing the whole catalog when nothing changed;
+  - re-indexing the whole catalog with one tool's description changed (1 text embedded);
+  - re-harvesting only that tool's server with one change (what tools/list_changed does);
+  - the retriever rebuild over the new catalog from the store's vectors (R1's with_catalog),
+    which is the in-memory part of swapping a changed tool in.
+
+``warm-start`` launches ``votr-mcp serve --store PATH`` over stdio with a real MCP client and
+times launch -> first search_tools answer, and reports whether dense retrieval took part.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_CATALOG = ROOT.parent / "shared" / "bench" / "mcpzero" / "tools.jsonl"
+DEFAULT_STORE = Path.home() / ".cache" / "votr-mcp" / "bench-knn" / "knn_2.8k.sqlite3"
+
+
+def log(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+def median_ms(times: list[float]) -> str:
+    return f"{statistics.median(times) * 1000:.1f}"
+
+
+def swap(args: argparse.Namespace) -> int:
+    from votr_mcp.catalog import Catalog, load_catalog
+    from votr_mcp.index.dense import MiniLMEmbedder
+    from votr_mcp.retrieval import Retriever
+    from votr_mcp.store import Store, index_catalog
+
+    catalog = load_catalog(args.catalog).catalog
+    work = Path(tempfile.mkdtemp(prefix="votr-bench-store-"))
+    path = work / "registry.sqlite3"
+    if args.store.exists():
+        shutil.copy(args.store, path)  # reuse its vectors: only missing texts get embedded
+    embedder = MiniLMEmbedder()
+    embedder.encode(["warm up the model"])
+    rows: list[tuple[str, str, str]] = []
+    with Store.open(path) as store:
+        first = index_catalog(store, catalog, embedder, prune_servers=True)
+        log(f"indexed {first.tools} tools ({first.embedded} embedded) in {first.seconds:.1f} s")
+        same = [index_catalog(store, catalog, embedder).seconds for _ in range(args.repeats)]
+        rows.append(("re-index, nothing changed", median_ms(same), "0"))
+        target = catalog[len(catalog) // 2]
+        full, server_only, embedded = [], [], []
+        for r in range(args.repeats):
+            changed = dataclasses.replace(target, description=f"{target.description} (revision {r})")
+            new = Catalog(changed if t.key == target.key else t for t in catalog)
+            report = index_catalog(store, new, embedder, trust="auto")
+            full.append(report.seconds)
+            embedded.append(report.embedded)
+            again = dataclasses.replace(target, description=f"{target.description} (revision {r}b)")
+            harvest = Catalog(again if t.key == target.key else t for t in catalog if t.server == target.server)
+            server_only.append(index_catalog(store, harvest, embedder, trust="auto").seconds)
+        rows.append((f"re-index all {len(catalog)} tools, 1 changed", median_ms(full), f"{statistics.median(embedded):.0f}"))
+        rows.append((f"re-harvest 1 server ({sum(t.server == target.server for t in catalog)} tools), 1 changed",
+                     median_ms(server_only), "1"))
+        retriever = Retriever.build(catalog, embedder=embedder, cache=store.vectors)
+        rebuild = []
+        for r in range(args.repeats):
+            changed = dataclasses.replace(target, description=f"{target.description} (revision {r}b)")
+            new = Catalog(changed if t.key == target.key else t for t in catalog)
+            started = time.perf_counter()
+            retriever.with_catalog(new)
+            rebuild.append(time.perf_counter() - started)
+        rows.append(("retriever rebuild from store vectors (with_catalog)", median_ms(rebuild), "0"))
+    shutil.rmtree(work, ignore_errors=True)
+    print(f"| step ({len(catalog)} tools, median of {args.repeats}) | ms | texts embedded |")
+    print("|---|---|---|")
+    for name, ms, n in rows:
+        print(f"| {name} | {ms} | {n} |")
+    return 0
+
+
+def warm_start(args: argparse.Namespace) -> int:
+    import anyio
+
+    return anyio.run(_warm_start, args)
+
+
+async def _warm_start(args: argparse.Namespace) -> int:
+    import anyio
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "HF_HUB_OFFLINE": "1"}
+    command = [sys.executable, "-m", "votr_mcp.cli", "serve", "--store", str(args.store), *args.serve_args]
+    times: list[float] = []
+    dense: list[Any] = []
+    for _ in range(args.repeats):
+        started = time.perf_counter()
+        params = StdioServerParameters(command=command[0], args=command[1:], env=env)
+        with anyio.fail_after(120):
+            async with Client(params) as client:
+                result = await client.call_tool("search_tools", {"query": "list open pull requests of a repository"})
+                times.append(time.perf_counter() - started)
+                structured = getattr(result, "structured_content", None) or getattr(result, "structuredContent", None) or {}
+                dense.append(structured.get("dense"))
+    print(f"| launch -> first search_tools answer (median of {args.repeats}) | {statistics.median(times):.2f} s |")
+    print(f"| max | {max(times):.2f} s |")
+    print(f"| dense used in that first answer | {dense} |")
+    print(f"\ncommand: {' '.join(command)}")
+    return 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="what", required=True)
+    s = sub.add_parser("swap")
+    s.add_argument("--catalog", type=Path, default=DEFAULT_CATALOG)
+    s.add_argument("--store", type=Path, default=DEFAULT_STORE, help="a store whose vectors to reuse (copied, not changed)")
+    s.add_argument("--repeats", type=int, default=7)
+    w = sub.add_parser("warm-start")
+    w.add_argument("--store", type=Path, required=True)
+    w.add_argument("--repeats", type=int, default=5)
+    w.add_argument("serve_args", nargs="*", help="extra arguments for votr-mcp serve (after --)")
+    args = parser.parse_args()
+    return swap(args) if args.what == "swap" else warm_start(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
