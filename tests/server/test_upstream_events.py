@@ -1,0 +1,109 @@
+"""What happens behind votr-mcp while it serves: colliding names, a tool list that changes,
+an upstream that dies mid-call or never answers, a broken config entry.
+
+Upstreams are real processes: the reference filesystem server, and S1's small toy server
+(tests/upstream/toy_server.py) whose failures a test can trigger.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import anyio
+import pytest
+
+from votr_serving import NODE_BIN, ROOT, votr_client
+
+pytestmark = pytest.mark.anyio
+
+TOY = ROOT / "tests" / "upstream" / "toy_server.py"
+
+
+def toy(*args: str, **votr: object) -> dict[str, object]:
+    entry: dict[str, object] = {"command": sys.executable, "args": [str(TOY), *args]}
+    if votr:
+        entry["votr"] = votr
+    return entry
+
+
+def write_config(tmp_path: Path, servers: dict[str, object]) -> str:
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({"mcpServers": servers}), encoding="utf-8")
+    return str(path)
+
+
+def filesystem(root: Path) -> dict[str, object]:
+    if not (NODE_BIN / "mcp-server-filesystem").exists():
+        pytest.skip("server-filesystem not installed; run scripts/install-test-servers.sh")
+    return {"command": str(NODE_BIN / "mcp-server-filesystem"), "args": [str(root)]}
+
+
+async def test_two_upstreams_with_the_same_tools_and_colliding_server_names_stay_apart(tmp_path: Path) -> None:
+    # "team files" and "team_files" fold to the same slug, and both publish read_text_file.
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "who.txt").write_text(f"I am {name}\n", encoding="utf-8")
+    config = write_config(tmp_path, {"team files": filesystem(tmp_path / "a"), "team_files": filesystem(tmp_path / "b")})
+    with anyio.fail_after(90):
+        async with votr_client("stdio", "--config", config, "--no-dense", "--expose", "all") as client:
+            listed = await client.list_tools()
+            readers = sorted(t.name for t in listed.tools if t.name.endswith("read_text_file") or "read_text_file-" in t.name)
+            servers = {t.name: t.description for t in listed.tools if t.name in readers}
+            results = {}
+            for name in readers:
+                root = "a" if "[server: team files]" in servers[name] else "b"
+                result = await client.call_tool("call_tool", {"name": name, "arguments": {"path": str(tmp_path / root / "who.txt")}})
+                results[root] = result
+    assert len(readers) == 2 and readers[0] != readers[1]
+    assert all(name.startswith("team_files__read_text_file-") for name in readers)
+    assert not results["a"].is_error and "I am a" in results["a"].content[0].text
+    assert not results["b"].is_error and "I am b" in results["b"].content[0].text
+
+
+async def test_a_tool_an_upstream_adds_while_running_becomes_searchable_and_callable(tmp_path: Path) -> None:
+    config = write_config(tmp_path, {"toy": toy()})
+    with anyio.fail_after(90):
+        async with votr_client("stdio", "--config", config, "--no-dense") as client:
+            before = await client.call_tool("search_tools", {"query": "launch the rocket countdown"})
+            assert "toy__launch_rocket_countdown" not in [t["name"] for t in before.structured_content["tools"]]
+            added = await client.call_tool("call_tool", {"name": "toy__add_tool", "arguments": {"name": "launch_rocket_countdown"}})
+            assert not added.is_error, added.content
+            # The upstream announces tools/list_changed; votr-mcp re-harvests and swaps its index.
+            while True:
+                after = await client.call_tool("search_tools", {"query": "launch the rocket countdown"})
+                if "toy__launch_rocket_countdown" in [t["name"] for t in after.structured_content["tools"]]:
+                    break
+                await anyio.sleep(0.05)  # polling a bounded wait (fail_after above), not timing a race
+            ran = await client.call_tool("call_tool", {"name": "toy__launch_rocket_countdown", "arguments": {}})
+    assert not ran.is_error and ran.content[0].text == "launch_rocket_countdown ran"
+
+
+async def test_an_upstream_that_dies_mid_call_returns_an_error_and_the_others_keep_working(tmp_path: Path) -> None:
+    config = write_config(tmp_path, {"toy": toy(), "other": toy()})
+    with anyio.fail_after(90):
+        async with votr_client("stdio", "--config", config, "--no-dense") as client:
+            crashed = await client.call_tool("call_tool", {"name": "toy__crash", "arguments": {}})
+            echoed = await client.call_tool("call_tool", {"name": "other__echo", "arguments": {"text": "still here"}})
+    assert crashed.is_error and "toy" in crashed.content[0].text
+    assert not echoed.is_error and echoed.content[0].text == "still here"
+    assert echoed.structured_content == {"text": "still here"}
+
+
+async def test_an_upstream_that_never_answers_times_out_as_an_error(tmp_path: Path) -> None:
+    config = write_config(tmp_path, {"toy": toy(timeout=1)})
+    with anyio.fail_after(90):
+        async with votr_client("stdio", "--config", config, "--no-dense") as client:
+            result = await client.call_tool("call_tool", {"name": "toy__wait_forever", "arguments": {}})
+    assert result.is_error and "timed out" in result.content[0].text
+
+
+async def test_a_bad_config_entry_is_skipped_and_the_good_ones_serve(tmp_path: Path) -> None:
+    config = write_config(tmp_path, {"broken": {"command": "x", "args": [3]}, "missing": {"command": str(tmp_path / "no-such-server")}, "toy": toy()})
+    with anyio.fail_after(90):
+        async with votr_client("stdio", "--config", config, "--no-dense") as client:
+            result = await client.call_tool("call_tool", {"name": "toy__echo", "arguments": {"text": "ok"}})
+            search = await client.call_tool("search_tools", {"query": "echo some text back"})
+    assert not result.is_error and result.content[0].text == "ok"
+    assert "toy__echo" in [t["name"] for t in search.structured_content["tools"]]
