@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Install the real reference MCP servers that votr-mcp's tests and scripts/capture_registry.py start:
+#   npm  (tests/servers/node_modules, pinned by package-lock.json): server-everything,
+#        server-filesystem, server-memory, server-sequential-thinking and the MCP Inspector CLI;
+#   PyPI (tests/servers/.venv, requirements.txt): mcp-server-time, mcp-server-git, mcp-server-fetch;
+#   PyPI (tests/servers/mcp1/.venv, requirements-mcp1.txt): mcp-server-sqlite, mcp-server-calculator,
+#        which still pin mcp 1.x.
+# The Python servers get venvs of their own because they pin an mcp other than the project's.
+# Idempotent: a part whose lock file has not changed since it was installed is skipped.
+# Needs node >= 18 with npm, and python >= 3.10 (PYTHON=... to choose one). Reaches only npm and PyPI.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+servers="$root/tests/servers"
+python="${PYTHON:-python3}"
+
+say() { printf 'install-test-servers: %s\n' "$*" >&2; }
+die() { say "error: $*"; exit 1; }
+
+command -v node >/dev/null || die "node is not on PATH; install Node.js 18 or newer (e.g. apt-get install nodejs npm)"
+command -v npm >/dev/null || die "npm is not on PATH; install it with Node.js"
+command -v "$python" >/dev/null || die "'$python' is not on PATH; set PYTHON to a Python 3.10+ interpreter"
+"$python" -c 'import sys; sys.exit(sys.version_info < (3, 10))' || die "'$python' is older than Python 3.10"
+
+# A stamp beside the installed files records the hash of the lock it was installed from.
+fingerprint() { cat "$@" | sha256sum | cut -d' ' -f1; }
+is_current() { [[ -f "$1" && "$(cat "$1")" == "$2" ]]; }
+
+install_npm() {
+    local stamp="$servers/node_modules/.votr-installed" want
+    want="$(fingerprint "$servers/package.json" "$servers/package-lock.json")"
+    if is_current "$stamp" "$want"; then
+        say "npm servers are up to date"
+        return
+    fi
+    say "installing npm servers (npm ci in tests/servers)"
+    # The Inspector's postinstall only installs its clients in a source checkout; it no-ops here.
+    (cd "$servers" && npm ci --no-audit --no-fund --loglevel=error >&2)
+    echo "$want" > "$stamp"
+}
+
+install_venv() {
+    local venv="$1" requirements="$2" stamp want
+    stamp="$venv/.votr-installed"
+    want="$(fingerprint "$requirements")"
+    if is_current "$stamp" "$want" && [[ -x "$venv/bin/python" ]]; then
+        say "${venv#"$root"/} is up to date"
+        return
+    fi
+    say "installing ${requirements#"$root"/} into ${venv#"$root"/}"
+    [[ -x "$venv/bin/python" ]] || "$python" -m venv "$venv"
+    # With pipefail the pipeline fails when pip does; the grep only drops pip's notes about
+    # local index folders that this machine lacks.
+    if ! "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$requirements" 2>&1 \
+        | { grep -v "^WARNING: Location 'file://" >&2 || true; }; then
+        die "pip install -r ${requirements#"$root"/} failed; see above"
+    fi
+    "$venv/bin/python" -m pip check >&2 || die "conflicting packages in ${venv#"$root"/}; see above"
+    echo "$want" > "$stamp"
+}
+
+install_npm &
+npm_job=$!
+install_venv "$servers/.venv" "$servers/requirements.txt"
+install_venv "$servers/mcp1/.venv" "$servers/requirements-mcp1.txt"
+wait "$npm_job" || die "npm install in tests/servers failed; see above"
+
+missing=()
+for bin in node_modules/.bin/mcp-server-everything node_modules/.bin/mcp-server-filesystem \
+    node_modules/.bin/mcp-server-memory node_modules/.bin/mcp-server-sequential-thinking \
+    node_modules/.bin/mcp-inspector .venv/bin/mcp-server-time .venv/bin/mcp-server-git \
+    .venv/bin/mcp-server-fetch mcp1/.venv/bin/mcp-server-sqlite mcp1/.venv/bin/mcp-server-calculator; do
+    [[ -e "$servers/$bin" ]] || missing+=("tests/servers/$bin")
+done
+((${#missing[@]} == 0)) || die "not installed: ${missing[*]}"
+say "ready: real MCP servers in tests/servers (see tests/upstream_servers.py)"
