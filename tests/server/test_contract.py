@@ -95,3 +95,42 @@ async def test_expose_all_lists_every_catalog_tool_under_its_call_name() -> None
     assert {"search_tools", "call_tool", "github__list_pull_requests", "notes__search_notes"} <= names
     assert len(names) == 2 + 10
     assert direct.is_error and "'weather'" in direct.content[0].text
+
+
+@pytest.mark.parametrize("transport_name", ["http", "sse"])
+async def test_http_transports_refuse_a_foreign_origin_or_host(transport_name: str) -> None:
+    import httpx2
+
+    from votr_serving import http_server
+
+    initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}
+    with anyio.fail_after(60):
+        async with http_server(transport_name, SERVE_CATALOG) as (url, _lines):
+            post_url = url if transport_name == "http" else url.replace("/sse", "/messages/?session_id=00000000000000000000000000000000")
+            headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+            async with httpx2.AsyncClient(timeout=10) as http:
+                evil_origin = await http.post(post_url, json=initialize, headers={**headers, "Origin": "http://evil.example.com"})
+                evil_host = await http.post(post_url, json=initialize, headers={**headers, "Host": "evil.example.com"})
+                local = await http.post(post_url, json=initialize, headers={**headers, "Origin": url.rsplit("/", 1)[0]})
+    assert evil_origin.status_code == 403
+    assert evil_host.status_code == 421
+    # The same request from a local origin passes the check (SSE then wants a live session id).
+    assert local.status_code in (200, 404)
+
+
+async def test_a_bearer_token_guards_the_http_transport_when_set() -> None:
+    import httpx2
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    from votr_serving import http_server
+
+    with anyio.fail_after(60):
+        async with http_server("http", SERVE_CATALOG, env={"VOTR_MCP_TOKEN": "s3cret-token"}) as (url, _lines):
+            async with httpx2.AsyncClient(timeout=10) as http:
+                refused = await http.post(url, json={}, headers={"Authorization": "Bearer wrong"})
+            async with httpx2.AsyncClient(headers={"Authorization": "Bearer s3cret-token"}, timeout=30) as authorized:
+                async with Client(streamable_http_client(url, http_client=authorized)) as client:
+                    listed = await client.list_tools()
+    assert refused.status_code == 401
+    assert {t.name for t in listed.tools} == {"search_tools", "call_tool"}

@@ -82,7 +82,7 @@ def search_text(found: Sequence[Found], *, abstained: bool, reason: str | None, 
     else:
         for item in found:
             facts = [f"call: {item.call_name}", f"score {item.score:.2f}"]
-            if item.tier:
+            if item.tier and item.tier != "unknown":
                 facts.append(item.tier)
             if item.bound:
                 facts.append("already found")
