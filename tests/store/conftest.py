@@ -13,8 +13,6 @@ from numpy.typing import NDArray
 from votr_mcp.catalog import Catalog, Tool
 from votr_mcp.store import Store
 
-BENCH = Path(__file__).resolve().parents[3] / "shared" / "bench"
-
 
 def make_catalog() -> Catalog:
     """Twelve tools of four servers, varied enough for every stage (BM25 needs >= ~8)."""

@@ -82,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
         with _Bar() as bar:
             report = index_catalog(store, catalog, MiniLMEmbedder(), trust=trust, source=source,
                                    batch_size=args.batch_size, progress=bar.update,
-                                   prune_servers=args.catalog is not None)
+                                   prune_servers=args.config is None)
         if configured is not None:
             retired = store.registry.retire_servers(keep=configured)
             if retired:
