@@ -1,7 +1,7 @@
 """Indexes over a tool catalog: the shared tokenizer, BM25, TF-IDF (SPLADE-lite), dense vectors."""
 
 from votr_mcp.index.bm25 import BM25Index
-from votr_mcp.index.catalog_index import DenseIndex, LexicalIndex, build_dense, build_lexical
+from votr_mcp.index.catalog_index import DenseIndex, LexicalIndex, build_dense, build_lexical, dense_texts
 from votr_mcp.index.dense import (
     MINILM_ID,
     Embedder,
@@ -28,6 +28,7 @@ __all__ = [
     "SparseIndex",
     "build_dense",
     "build_lexical",
+    "dense_texts",
     "embed_cached",
     "text_hash",
     "tokenize",

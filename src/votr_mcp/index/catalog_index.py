@@ -20,7 +20,7 @@ from votr_mcp.index.sparse import SparseIndex
 from votr_mcp.index.text import server_texts, tool_dense_text, tool_lexical_text
 from votr_mcp.index.tokenize import tokenize
 
-__all__ = ["LexicalIndex", "DenseIndex", "build_lexical", "build_dense"]
+__all__ = ["LexicalIndex", "DenseIndex", "build_lexical", "build_dense", "dense_texts"]
 
 log = logging.getLogger(__name__)
 
@@ -52,16 +52,22 @@ def build_lexical(catalog: Catalog) -> LexicalIndex:
     return LexicalIndex(BM25Index([tokenize(t) for t in texts]), SparseIndex(texts))
 
 
+def dense_texts(catalog: Catalog) -> list[str]:
+    """Every text build_dense embeds, in its order: tools, server descriptions, server summaries,
+    then example queries (Tool2Vec). A store can pre-embed exactly these."""
+    pairs = [server_texts(s) for s in catalog.servers.values()]
+    return ([tool_dense_text(t) for t in catalog] + [p[0] for p in pairs] + [p[1] for p in pairs]
+            + [e for t in catalog for e in t.examples])
+
+
 def build_dense(catalog: Catalog, embedder: Embedder, cache: EmbeddingCache | None) -> DenseIndex:
     """Embed every tool, server and example text of the catalog in one (cached) batch."""
     servers = list(catalog.servers.values())
     server_row = {s.name: i for i, s in enumerate(servers)}
-    tool_texts = [tool_dense_text(t) for t in catalog]
-    pairs = [server_texts(s) for s in servers]
-    example_texts = [e for t in catalog for e in t.examples]
-    texts: Sequence[str] = tool_texts + [p[0] for p in pairs] + [p[1] for p in pairs] + example_texts
+    texts: Sequence[str] = dense_texts(catalog)
     vectors = embed_cached(embedder, texts, cache)
-    n, m = len(tool_texts), len(servers)
+    n, m = len(catalog), len(servers)
+    example_texts = texts[n + 2 * m :]
     tools = vectors[:n]
     t2v = tools
     if example_texts:

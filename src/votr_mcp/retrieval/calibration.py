@@ -79,8 +79,11 @@ class Calibration:
     source: str = "defaults (not fitted)"
     measured: dict[str, float] = field(default_factory=dict)
 
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
     def to_json(self) -> str:
-        return json.dumps(asdict(self), indent=2, sort_keys=True) + "\n"
+        return json.dumps(self.to_dict(), indent=2, sort_keys=True) + "\n"
 
     @classmethod
     def from_mapping(cls, data: dict[str, Any]) -> "Calibration":

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
 
-__all__ = ["RetrievalConfig", "STAGES"]
+__all__ = ["RetrievalConfig", "STAGES", "naive_hybrid"]
 
 STAGES = ("dense", "bm25", "sparse", "hierarchical", "tool2vec", "dice", "intent", "expansion", "decompose", "adaptive_k")
 """Stage names accepted by :meth:`RetrievalConfig.without`, in pipeline order."""
@@ -64,3 +64,9 @@ class RetrievalConfig:
         if unknown:
             raise ValueError(f"unknown RetrievalConfig fields {sorted(unknown)}")
         return replace(self, **changes)  # type: ignore[arg-type]
+
+
+def naive_hybrid() -> RetrievalConfig:
+    """The baseline the issue measures against: BM25 + TF-IDF + flat MiniLM fused by RRF, nothing after."""
+    return RetrievalConfig(hierarchical=False, tool2vec=False, dice=False, intent=False, expansion=False,
+                           decompose=False, adaptive_k=False)

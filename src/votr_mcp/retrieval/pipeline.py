@@ -132,6 +132,12 @@ class Retriever:
         unique = list(dict.fromkeys(texts))
         return dict(zip(unique, self.embedder.encode(unique)))
 
+    def embed_queries(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        """Query vectors as an (n, d) matrix in one encode call; raises when dense is not ready."""
+        if self.embedder is None or self._dense is None:
+            raise RetrievalError("dense retrieval is not ready (no embedder); build the Retriever with embedder=MiniLMEmbedder()")
+        return self.embedder.encode(list(texts))
+
     # ---- search -------------------------------------------------------------------------------
 
     def search(self, query: str, *, server_intent: str | None = None, tool_intent: str | None = None,
@@ -197,14 +203,14 @@ class Retriever:
             vec = vectors.get(server_intent)
             if dense is not None and vec is not None:
                 per_server = per_server + np.maximum(dense.server_description @ vec, dense.server_summary @ vec)
-            out.append(per_server[self._server_of])
+            out.append(_near_best(per_server)[self._server_of])
         if tool_intent:
             score = self._lexical.bm25.scores(tokenize(tool_intent))
             score = score / score.max() if score.max() > 0 else score
             vec = vectors.get(tool_intent)
             if dense is not None and vec is not None:
                 score = score + dense.tools @ vec
-            out.append(score)
+            out.append(_near_best(score))
         return out
 
     def _rank(self, text: str, vec: NDArray[np.float32] | None, allowed: NDArray[np.bool_] | None,
@@ -356,3 +362,10 @@ class Retriever:
         rel = merged_ranking.fused / merged_ranking.fused[0] if len(order) else np.zeros(0)
         return SearchResult(query, tuple(hits), tuple(ranked), len(hits), tier, abstained, reason, use_dense,
                             tuple(groups), merged_ranking.cosines, rel)
+
+
+def _near_best(scores: NDArray[np.floating], share: float = 0.8) -> NDArray[np.float64]:
+    """Scores at least ``share`` of the best kept, others zeroed: a hint votes only for what it names."""
+    s = np.asarray(scores, dtype=np.float64)
+    best = float(s.max()) if s.size else 0.0
+    return np.where(s >= share * best, s, 0.0) if best > 0 else np.zeros_like(s)

@@ -66,9 +66,16 @@ def signature(tool: Tool) -> str:
 
 @lru_cache(maxsize=1)
 def _encoding() -> Any:
-    import bpe_openai  # imported lazily: only rendering needs it
+    import warnings
 
-    return bpe_openai.get_encoding("cl100k_base")
+    with warnings.catch_warnings():
+        # bpe_openai reads its ranks with importlib.resources.open_binary, deprecated upstream.
+        warnings.simplefilter("ignore", DeprecationWarning)
+        import bpe_openai  # imported lazily: only rendering needs it
+
+        encoding = bpe_openai.get_encoding("cl100k_base")
+        encoding.encode("warm up")  # the ranks load on first use, inside this guard
+    return encoding
 
 
 def count_tokens(text: str | Sequence[str]) -> int:

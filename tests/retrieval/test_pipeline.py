@@ -1,0 +1,124 @@
+import numpy as np
+import pytest
+
+from votr_mcp.catalog import Catalog
+from votr_mcp.errors import RetrievalError
+from votr_mcp.index import MemoryEmbeddingCache
+from votr_mcp.retrieval import Calibration, RetrievalConfig, Retriever, naive_hybrid
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def retriever(small_catalog, embedder):
+    calibration = Calibration(temperature=0.05, mix=0.5, set_threshold=0.4, abstain_threshold=0.2)
+    return Retriever.build(small_catalog, embedder=embedder, calibration=calibration)
+
+
+@pytest.mark.parametrize("query,expected", [
+    ("show me the open pull requests of my repo", ("github", "list_pull_requests")),
+    ("what is the weather going to be in Paris tomorrow", ("weather", "get_forecast")),
+    ("open an issue about the broken build", ("github", "create_issue")),
+    ("execute SELECT count(*) FROM users", ("postgres", "run_query")),
+])
+def test_the_right_tool_ranks_first_with_the_real_model(retriever, query, expected):
+    result = retriever.search(query)
+    assert result.dense_used
+    assert result.ranked_keys[0] == expected
+    assert result.hits and result.hits[0].key == expected
+
+
+def test_bulk_wording_prefers_the_bulk_tool_and_singular_the_single_one(retriever):
+    assert retriever.search("delete all files in the tmp directory").ranked_keys[0] == ("filesystem", "delete_all_files")
+    assert retriever.search("delete the file notes.txt").ranked_keys[0] == ("filesystem", "delete_file")
+
+
+def test_a_query_unrelated_to_every_tool_abstains_with_a_reason(retriever):
+    result = retriever.search("what is the meaning of love in Shakespeare's sonnets")
+    assert result.abstained and result.k == 0 and not result.hits
+    assert "cosine" in result.reason
+
+
+def test_a_whole_task_query_is_split_into_needs_each_with_its_tool(retriever):
+    result = retriever.search("Read the file report.txt and then email it to my boss")
+    assert [n.text for n in result.needs] == ["Read the file report.txt", "email it to my boss"]
+    assert result.needs[0].hits[0].key == ("filesystem", "read_file")
+    assert result.needs[1].hits[0].key in {("gmail", "send_email"), ("outlook", "send_mail")}
+    assert {("filesystem", "read_file")} <= set(result.ranked_keys[:3])
+
+
+def test_excluded_tools_never_appear(retriever, small_catalog):
+    keys = [("github", "list_pull_requests")]
+    result = retriever.search("list pull requests", exclude=keys)
+    assert ("github", "list_pull_requests") not in result.ranked_keys
+    mask = np.zeros(len(small_catalog), dtype=bool)
+    mask[small_catalog.position(("github", "list_pull_requests"))] = True
+    assert ("github", "list_pull_requests") not in retriever.search("list pull requests", exclude=mask).ranked_keys
+
+
+def test_server_intent_hint_moves_that_servers_tool_to_the_top(retriever):
+    plain = retriever.search("send a message to alice@example.com")
+    hinted = retriever.search("send a message to alice@example.com", server_intent="outlook")
+    assert hinted.ranked_keys[0] == ("outlook", "send_mail")
+    assert plain.ranked_keys[:2] != [] and hinted.ranked_keys != plain.ranked_keys or plain.ranked_keys[0] == ("outlook", "send_mail")
+
+
+def test_overlap_expansion_adds_the_same_capability_from_another_server(retriever):
+    strict = retriever.with_config(RetrievalConfig(expansion=False, adaptive_k=False, default_k=1))
+    loose = retriever.with_config(RetrievalConfig(adaptive_k=False, default_k=1, expansion_cosine=0.6))
+    assert strict.search("send an email").k == 1
+    servers = {h.tool.server for h in loose.search("send an email").hits}
+    assert servers == {"gmail", "outlook"}
+
+
+def test_lexical_only_retriever_answers_before_dense_is_ready_and_upgrades(small_catalog, embedder):
+    cache = MemoryEmbeddingCache()
+    lexical = Retriever.build(small_catalog, cache=cache, calibration=None)
+    assert not lexical.dense_ready
+    result = lexical.search("merge the pull request")
+    assert not result.dense_used and result.ranked_keys[0] == ("github", "merge_pull_request")
+    dense = lexical.with_embedder(embedder)
+    assert dense.dense_ready and dense.search("merge the pull request").dense_used
+
+
+def test_with_catalog_reembeds_only_changed_tools(small_catalog):
+    class Counting:
+        model_id = "counting"
+
+        def __init__(self):
+            self.seen = 0
+
+        def encode(self, texts):
+            self.seen += len(texts)
+            rng = np.random.default_rng(len(texts))
+            v = rng.normal(size=(len(texts), 8)).astype(np.float32)
+            return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+    counting = Counting()
+    first = Retriever.build(small_catalog, embedder=counting, calibration=None)
+    before = counting.seen
+    changed = [t if t.name != "read_file" else type(t)(**{**{f: getattr(t, f) for f in t.__slots__}, "description": "Read a file."})
+               for t in small_catalog]
+    first.with_catalog(Catalog(changed))
+    assert counting.seen - before == 1
+
+
+def test_tool2vec_uses_example_queries_when_a_tool_has_them(retriever):
+    on = retriever.search("say this in french please")
+    off = retriever.with_config(RetrievalConfig(tool2vec=False)).search("say this in french please")
+    assert on.ranked_keys[0] == ("translate", "translate_text")
+    assert on.cosines[0] > off.cosines[off.ranked_keys.index(("translate", "translate_text"))]
+
+
+def test_naive_hybrid_preset_and_bad_input(retriever):
+    assert retriever.with_config(naive_hybrid()).search("weather in Rome").ranked_keys[0] == ("weather", "get_forecast")
+    with pytest.raises(RetrievalError, match="query is empty"):
+        retriever.search("  ")
+    with pytest.raises(RetrievalError, match="max_results"):
+        retriever.search("weather", max_results=0)
+
+
+def test_search_returns_signatures_and_an_exact_token_count(retriever):
+    result = retriever.search("list pull requests", max_results=1)
+    assert result.lines() == ["[server: github] list_pull_requests(owner: str, repo: str, state?: str) → List pull requests in a repository."]
+    assert result.tokens() > 10
