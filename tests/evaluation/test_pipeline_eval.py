@@ -1,0 +1,88 @@
+"""The harness over the real pipeline and the real MiniLM model, on a small catalog kept in tests/."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from votr_mcp.cli import main
+from votr_mcp.errors import RetrievalError
+from votr_mcp.evaluation.adapter import FULL, NAIVE, PipelineFactory
+from votr_mcp.evaluation.calibration import calibrate_on
+from votr_mcp.evaluation.metrics import METRIC_KEYS
+from votr_mcp.evaluation.suite import EvalSpec, evaluate
+
+# bpe_openai (exact cl100k counts) still calls importlib.resources.open_binary; not ours to fix.
+pytestmark = [pytest.mark.slow, pytest.mark.filterwarnings("ignore:open_binary is deprecated:DeprecationWarning")]
+
+DATA = Path(__file__).parent / "data"
+
+
+@pytest.fixture(scope="module")
+def factory(tmp_path_factory: pytest.TempPathFactory) -> PipelineFactory:
+    return PipelineFactory.from_data(DATA, calibration=None, cache_dir=tmp_path_factory.mktemp("vectors"), ablation=True)
+
+
+@pytest.fixture(scope="module")
+def report(factory: PipelineFactory) -> dict:
+    return evaluate(EvalSpec(data=DATA, split="all", latency_samples=25, ablation=True), factory)
+
+
+def test_every_required_metric_is_reported_overall_and_per_group(report: dict) -> None:
+    assert set(METRIC_KEYS) <= set(report["overall"])
+    assert {"kind:single", "kind:no_tool", "kind:multi_step", "task:whole", "level:1", "level:3"} <= set(report["groups"])
+    for summary in report["groups"].values():
+        assert set(METRIC_KEYS) <= set(summary)
+    json.dumps(report)  # everything must be plain JSON
+
+
+def test_a_whole_task_query_is_searched_once_and_a_stepwise_chain_row_by_row(report: dict) -> None:
+    counts = report["counts"]
+    assert counts["rows"] == 30 and counts["searches"] == 29 and counts["whole_task_queries"] == 1
+    assert report["groups"]["task:whole"]["searches"] == 1
+    assert report["groups"]["task:whole"]["task_recall5"] is not None
+    assert report["groups"]["level:2"]["chain_success"] is not None
+
+
+def test_plain_queries_over_a_small_catalog_find_their_tool_first(report: dict) -> None:
+    single = report["groups"]["kind:single"]
+    assert single["top1"] >= 0.8 and single["top5"] >= 0.95
+    assert report["groups"]["task:whole"]["task_recall5"] == 1.0
+
+
+def test_latency_and_tokens_are_measured_not_assumed(report: dict) -> None:
+    latency = report["overall"]["latency_ms"]
+    assert latency["samples"] == 25 and 0 < latency["p50"] <= latency["p95"]
+    assert report["overall"]["tokens_per_search"] > 10
+
+
+def test_the_ablation_covers_each_stage_and_the_naive_hybrid(report: dict, factory: PipelineFactory) -> None:
+    variants = report["ablation"]
+    assert list(variants)[0] == FULL and NAIVE in variants and "- dense" in variants and "- bm25" in variants
+    assert variants[FULL] is report["overall"]
+    # Without the model the lexical stages alone must still rank, but not identically to the full pipeline.
+    assert variants["- dense"]["top5"] is not None
+    assert any(variants[v]["mrr10"] != variants[FULL]["mrr10"] for v in variants if v != FULL)
+
+
+def test_calibrating_on_too_few_dev_rows_says_so(tmp_path: Path) -> None:
+    with pytest.raises(RetrievalError, match="answerable rows"):
+        calibrate_on([DATA], out=tmp_path / "cal.json", cache_dir=tmp_path / "vectors")
+    assert not (tmp_path / "cal.json").exists()
+
+
+def test_the_eval_command_prints_tables_and_writes_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "r.json"
+    code = main(["eval", "--data", str(DATA), "--split", "all", "--latency-samples", "0", "--json", str(out),
+                 "--cache-dir", str(tmp_path / "vectors")])
+    assert code == 0
+    printed = capsys.readouterr().out
+    assert "| **all** | 30 | 29 |" in printed
+    written = json.loads(out.read_text())
+    assert written["split"] == "all" and set(METRIC_KEYS) <= set(written["overall"])
+    assert written["overall"]["latency_ms"]["p50"] is None
+
+
+def test_the_eval_command_rejects_a_folder_without_tools(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["eval", "--data", str(tmp_path)]) == 1
+    assert "tools.jsonl" in capsys.readouterr().err
