@@ -128,3 +128,41 @@ def real_servers_config(tmp: Path) -> dict[str, Any]:
             "git": {"command": str(PY_BIN / "mcp-server-git"), "args": ["--repository", str(repo)]},
         }
     }
+
+
+INSPECTOR = ROOT / "tests" / "servers" / "node_modules" / ".bin" / "mcp-inspector"
+
+
+async def inspector(target: Sequence[str], *cli_args: str) -> dict[str, Any]:
+    """Run the MCP Inspector CLI (the TypeScript SDK's client) once against ``target`` (a URL,
+    or a command after ``--``) and return its JSON answer."""
+    import json
+
+    import pytest
+
+    if not INSPECTOR.exists():
+        message = f"MCP Inspector CLI not installed at {INSPECTOR}; run scripts/install-test-servers.sh"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    if target and target[0].startswith("http"):
+        command = [str(INSPECTOR), "--cli", target[0], *cli_args]
+    else:
+        command = [str(INSPECTOR), "--cli", *cli_args, "--", *target]
+    done = await anyio.run_process(command, env=serve_env(), check=False)
+    out = done.stdout.decode()
+    try:
+        return json.loads(out)
+    except ValueError:
+        raise AssertionError(f"inspector exited {done.returncode}; stdout:\n{out}\nstderr:\n{done.stderr.decode()[-3000:]}") from None
+
+
+@asynccontextmanager
+async def inspector_target(transport: str, *args: str) -> AsyncIterator[list[str]]:
+    """What to hand the Inspector for ``votr-mcp serve *args`` over ``transport``: a command
+    (stdio; the Inspector starts it) or the URL of a server started here."""
+    if transport == "stdio":
+        yield [*SERVE, *args]
+        return
+    async with http_server(transport, args) as (url, _lines):
+        yield [url]
