@@ -156,9 +156,13 @@ def report(traced: dict, untraced: dict, sessions: int, rounds: int, command: st
         t = by_label.get(r["label"])
         heap = f"{mib(t['value'])} | {pct(t['value'], t0)}" if t else "– | –"
         lines.append(f"| {r['label']} | {r['live']:,} | {heap} | {mib(r['value'])} | {pct(r['value'], r0)} |")
+    peaks = [r["value"] for r in rp if r["label"].endswith(" live")]
+    afters = [r["value"] for r in rp if r["label"].endswith("after collection")]
     lines += [
         "",
         f"Python heap per live session: {per_session / 1024:.1f} KiB.",
+        f"Peak RSS, round 1 -> round {rounds}: {mib(peaks[0])} -> {mib(peaks[-1])} MiB ({pct(peaks[-1], peaks[0])}); "
+        f"RSS after collection: {mib(afters[0])} -> {mib(afters[-1])} MiB ({pct(afters[-1], afters[0])}).",
         f"Goal (traced heap after every collection within 10% of baseline): {'met' if ok else 'NOT met'}.",
         "",
         "The traced heap is what the session layer holds; it is the leak check. RSS is what the OS",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from votr_mcp.errors import SessionError
-from votr_mcp.session import GuardSettings, ManualClock, Session, SessionSettings, ToolPolicy
+from votr_mcp.session import GuardSettings, ManualClock, Session, SessionSettings, ToolPolicy, polling_tolerant
 
 
 def make_session(clock: ManualClock, pinned: frozenset[str] = frozenset(), **guard: object) -> Session:
@@ -184,3 +184,25 @@ def test_guard_memory_stays_bounded_under_many_distinct_calls() -> None:
     clock.advance(61)
     call(session, "api__get", {"id": -1})
     assert session.guard.tracked() <= session._settings.guard.call_window_size + 1
+
+
+@pytest.mark.parametrize(
+    ("annotations", "tolerant"),
+    [
+        ({"readOnlyHint": True}, True),
+        ({"idempotentHint": True, "readOnlyHint": False}, True),
+        ({"readOnlyHint": False, "destructiveHint": True}, False),
+        ({"readOnlyHint": "true"}, False),  # only a real boolean counts
+        (None, False),
+        ({}, False),
+    ],
+)
+def test_only_read_only_or_idempotent_annotations_make_a_tool_polling_tolerant(annotations: dict | None, tolerant: bool) -> None:
+    assert polling_tolerant(annotations) is tolerant
+
+
+def test_the_manual_clock_refuses_to_go_backwards() -> None:
+    clock = ManualClock(5.0)
+    with pytest.raises(ValueError, match="cannot go backwards"):
+        clock.advance(-1)
+    assert clock() == 5.0
