@@ -107,3 +107,36 @@ async def test_a_bad_config_entry_is_skipped_and_the_good_ones_serve(tmp_path: P
             search = await client.call_tool("search_tools", {"query": "echo some text back"})
     assert not result.is_error and result.content[0].text == "ok"
     assert "toy__echo" in [t["name"] for t in search.structured_content["tools"]]
+
+
+async def test_the_loop_guard_evicts_after_the_fourth_identical_call_until_a_search_returns_the_tool(tmp_path: Path) -> None:
+    config = write_config(tmp_path, {"toy": toy()})
+    call = {"name": "toy__echo", "arguments": {"text": "same"}}
+    with anyio.fail_after(90):
+        async with votr_client("stdio", "--config", config, "--no-dense", "--guard-max-repeats", "3") as client:
+            first_three = [await client.call_tool("call_tool", call) for _ in range(3)]
+            fourth = await client.call_tool("call_tool", call)
+            refused = await client.call_tool("call_tool", call)
+            search = await client.call_tool("search_tools", {"query": "echo the given text back"})
+            again = await client.call_tool("call_tool", call)
+    assert all(not r.is_error and len(r.content) == 1 for r in first_three)
+    assert not fourth.is_error and fourth.content[0].text == "same" and len(fourth.content) == 2
+    assert "loop guard" in fourth.content[1].text
+    assert refused.is_error and "search_tools" in refused.content[0].text
+    assert "toy__echo" in [t["name"] for t in search.structured_content["tools"]]
+    assert not again.is_error and again.content[0].text == "same"
+
+
+async def test_a_session_id_from_search_carries_the_guard_across_requests_on_every_transport(tmp_path: Path, transport: str) -> None:
+    config = write_config(tmp_path, {"toy": toy()})
+    with anyio.fail_after(90):
+        async with votr_client(transport, "--config", config, "--no-dense", "--guard-max-repeats", "2") as client:
+            search = await client.call_tool("search_tools", {"query": "echo the given text back"})
+            session_id = search.structured_content["session_id"]
+            call = {"name": "toy__echo", "arguments": {"text": "x"}, "session_id": session_id}
+            results = [await client.call_tool("call_tool", call) for _ in range(4)]
+            other = await client.call_tool("call_tool", {"name": "toy__echo", "arguments": {"text": "x"}, "session_id": "not-a-session"})
+    assert isinstance(session_id, str) and len(session_id) >= 32
+    assert [r.is_error for r in results] == [False, False, False, True]
+    assert "loop guard" in results[2].content[-1].text and "search_tools" in results[3].content[0].text
+    assert other.is_error and "session_id" in other.content[0].text

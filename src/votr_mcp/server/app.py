@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import logging
 import secrets
+import weakref
 from collections.abc import Callable, Mapping
 from typing import Any
 
 import mcp_types as types
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from mcp.server import Server, ServerRequestContext
 from mcp.server.mcpserver.exceptions import ToolError
 
@@ -166,14 +168,28 @@ def _upstream_tools(hub: Hub) -> dict[str, types.Tool]:
 
 def _transport_key(ctx: ServerRequestContext[Any], on_disconnect: Callable[[str], None] | None) -> str:
     """A stable, unguessable key for the client connection this request came on."""
-    # The SDK keeps one Connection per client connection (a stdio process, an HTTP session);
-    # its `state` dict lives as long as the connection and its exit stack runs on close.
     connection = getattr(ctx.session, "_connection", None)
     if connection is None:
         return "conn-" + secrets.token_urlsafe(16)
+    if connection.protocol_version in MODERN_PROTOCOL_VERSIONS:
+        # 2026-07-28: every request carries its own envelope and gets a fresh Connection, but
+        # requests on one stream (a stdio process) share its outbound channel; key on that.
+        # Stateless HTTP requests share nothing: those clients pass session_id instead.
+        channel = connection.outbound
+        try:
+            key = _CHANNEL_KEYS.get(channel)
+            if key is None:
+                key = _CHANNEL_KEYS[channel] = "conn-" + secrets.token_urlsafe(16)
+            return key
+        except TypeError:  # an outbound that cannot be weakly referenced
+            return "conn-" + secrets.token_urlsafe(16)
+    # Handshake era: one Connection per client connection; its exit stack runs on close.
     key = connection.state.get("votr.transport_key")
     if key is None:
         key = connection.state["votr.transport_key"] = "conn-" + secrets.token_urlsafe(16)
         if on_disconnect is not None:
             connection.exit_stack.callback(on_disconnect, key)
     return key
+
+
+_CHANNEL_KEYS: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
