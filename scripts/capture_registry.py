@@ -1,0 +1,241 @@
+"""Capture the embedded default catalog (registry/) from real MCP servers.
+
+    bash scripts/install-test-servers.sh
+    python scripts/capture_registry.py [--out registry] [--only NAME ...] [--check]
+
+Starts each reference server installed in tests/servers (the same way the tests do, see
+tests/upstream_servers.py) with the Python SDK client, harvests ``tools/list`` with
+pagination, and writes ``registry/<server>.json``::
+
+    {"server": {"name", "description", "config", "package", "upstream"},
+     "tools": [{"name", "title", "description", "inputSchema", "outputSchema", "annotations"}, ...]}
+
+Tools keep the fields and order the server listed (empty ones left out); other wire fields
+(``execution``, ``icons``, ``_meta``) are dropped. ``description`` is ours: a short, plain
+account of what the server is for, which server-level retrieval scores against. ``config`` is
+the ``mcpServers`` entry a user adds to run the server (call_tool shows it when the server is
+not configured). ``--check`` writes nothing and exits 1 if a file would change (registry drift
+after the pins in tests/servers changed). Output is deterministic: no dates in the files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import sys
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+import anyio
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+
+import upstream_servers  # noqa: E402  (tests/upstream_servers.py: how each server is started)
+
+TOOL_FIELDS = ("name", "title", "description", "inputSchema", "outputSchema", "annotations")
+MAX_PAGES = 100  # a server that keeps returning cursors is broken; stop rather than loop forever
+TIMEOUT = 90.0
+
+
+@dataclass(frozen=True)
+class About:
+    """What we say about a server: its purpose (for retrieval) and how a user would run it."""
+
+    description: str
+    config: dict[str, Any]
+
+
+def _npx(package: str, *args: str) -> dict[str, Any]:
+    return {"command": "npx", "args": ["-y", package, *args]}
+
+
+def _uvx(package: str, *args: str) -> dict[str, Any]:
+    return {"command": "uvx", "args": [package, *args]}
+
+
+ABOUT: dict[str, About] = {
+    "everything": About(
+        "Reference and test server that exercises every MCP feature: echo a message, add two numbers, "
+        "return a sample image, annotated messages, structured content, resource links and embedded "
+        "resources, environment variables, gzip a file, long-running operations with progress "
+        "notifications, simulated logging and subscriptions, client roots, and sampling.",
+        _npx("@modelcontextprotocol/server-everything")),
+    "filesystem": About(
+        "Local files and folders inside the allowed directories: read text, images and audio, read "
+        "several files at once, write and edit files, create, list, move and rename directories and "
+        "files, show a directory tree with sizes, search by glob pattern, and read file metadata.",
+        _npx("@modelcontextprotocol/server-filesystem", "/path/to/allowed/folder")),
+    "memory": About(
+        "Long-term memory as a knowledge graph: remember people, organisations, projects and facts as "
+        "entities with observations and relations between them, then search, open or read back the "
+        "graph in later conversations; delete what is no longer true.",
+        _npx("@modelcontextprotocol/server-memory")),
+    "sequential-thinking": About(
+        "Step-by-step reasoning for hard problems: think through a question as a numbered sequence of "
+        "thoughts that can be revised, branched and extended before giving an answer.",
+        _npx("@modelcontextprotocol/server-sequential-thinking")),
+    "time": About(
+        "Current date and time in any IANA time zone, and conversion of a time from one time zone to another.",
+        _uvx("mcp-server-time")),
+    "git": About(
+        "A local git repository: status, staged and unstaged diffs, diff against a branch or commit, "
+        "stage files, commit, unstage, commit log, create and check out branches, list branches, and "
+        "show a commit.",
+        _uvx("mcp-server-git", "--repository", "/path/to/repo")),
+    "fetch": About(
+        "Fetch a web page or other URL from the internet and return its content as simplified "
+        "markdown (or raw HTML), page by page for long documents.",
+        _uvx("mcp-server-fetch")),
+    "sqlite": About(
+        "A local SQLite database: run SELECT queries and INSERT, UPDATE or DELETE statements, create "
+        "tables, list tables, describe a table's columns, and note business insights from the data.",
+        _uvx("mcp-server-sqlite", "--db-path", "/path/to/database.db")),
+    "calculator": About(
+        "Evaluate arithmetic and mathematical expressions and return the exact result.",
+        _uvx("mcp-server-calculator")),
+}
+
+
+def _log(message: str) -> None:
+    print(f"capture_registry: {message}", file=sys.stderr)
+
+
+def _tool_record(tool: Any) -> dict[str, Any]:
+    """The tool as the server listed it (wire names), keeping only the catalog's fields."""
+    wire = tool.model_dump(by_alias=True, exclude_unset=True, mode="json")
+    return {key: wire[key] for key in wire if key in TOOL_FIELDS and wire[key] not in (None, {}, "")}
+
+
+async def harvest(name: str, workdir: Path, errlog: TextIO) -> dict[str, Any]:
+    """Start server ``name`` confined to ``workdir`` and return its registry document."""
+    from mcp import Client
+    from mcp.client.stdio import stdio_client
+
+    spec = upstream_servers.SERVERS[name]
+    entry = spec.entry(workdir)
+    tools: list[dict[str, Any]] = []
+    with anyio.fail_after(TIMEOUT):
+        # stdio_client (not bare parameters) so the server's stderr goes to our log file.
+        async with Client(stdio_client(upstream_servers.stdio_parameters(entry), errlog=errlog)) as client:
+            info = client.server_info
+            instructions = client.instructions
+            protocol = client.protocol_version
+            cursor: str | None = None
+            for _ in range(MAX_PAGES):
+                page = await client.list_tools(cursor=cursor)
+                tools.extend(_tool_record(tool) for tool in page.tools)
+                cursor = page.next_cursor
+                if not cursor:
+                    break
+            else:
+                raise RuntimeError(f"{name}: tools/list still paginating after {MAX_PAGES} pages")
+    names = [tool["name"] for tool in tools]
+    if len(names) != len(set(names)):
+        raise RuntimeError(f"{name}: tools/list repeats a tool name: {names}")
+    upstream: dict[str, Any] = {"protocolVersion": protocol}
+    if info is not None:
+        upstream.update(info.model_dump(by_alias=True, exclude_none=True, mode="json"))
+    if instructions:
+        upstream["instructions"] = instructions  # kept apart: the loader would take a top-level one as summary
+    document = {
+        "server": {
+            "name": name,
+            "description": ABOUT[name].description,
+            "config": ABOUT[name].config,
+            "package": f"{spec.package}@{_installed_version(spec)}",
+            "upstream": upstream,
+        },
+        "tools": tools,
+    }
+    text = json.dumps(document)
+    if str(workdir) in text:
+        raise RuntimeError(f"{name}: the listing mentions the capture's temporary folder {workdir}; "
+                           "it must not be embedded in the registry")
+    return document
+
+
+def _installed_version(spec: upstream_servers.ServerSpec) -> str:
+    """The version of the server package installed in tests/servers (pinned there)."""
+    if spec.package.startswith("@"):
+        manifest = upstream_servers.SERVERS_DIR / "node_modules" / spec.package / "package.json"
+        return str(json.loads(manifest.read_text(encoding="utf-8"))["version"])
+    site = next(spec.executable.parent.parent.glob("lib/python*/site-packages"))
+    dist = next(site.glob(f"{spec.package.replace('-', '_')}-*.dist-info"))
+    return dist.name.removesuffix(".dist-info").rsplit("-", 1)[1]
+
+
+def render(document: dict[str, Any]) -> str:
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+async def capture(names: Sequence[str], out: Path, *, check: bool) -> int:
+    """Harvest ``names`` into ``out``; returns the process exit code."""
+    missing = upstream_servers.missing_servers(names)
+    if missing:
+        _log(f"not installed: {', '.join(missing)}; {upstream_servers.INSTALL_HINT}")
+        return 2
+    failed, changed = [], []
+    with tempfile.TemporaryDirectory(prefix="votr-capture-") as tmp, \
+            open(Path(tmp) / "servers.log", "w+", encoding="utf-8") as errlog:
+        for name in names:
+            try:
+                document = await harvest(name, Path(tmp) / name, errlog)
+            except Exception as exc:  # report every server, then fail
+                errlog.flush()
+                errlog.seek(0)
+                _log(f"{name}: FAILED: {exc!r}\n--- server stderr so far ---\n{errlog.read()[-4000:]}")
+                failed.append(name)
+                continue
+            target = out / f"{name}.json"
+            text = render(document)
+            old = target.read_text(encoding="utf-8") if target.exists() else None
+            if old != text:
+                changed.append(name)
+            if not check:
+                out.mkdir(parents=True, exist_ok=True)
+                target.write_text(text, encoding="utf-8")
+            _log(f"{name}: {len(document['tools'])} tools ({document['server']['package']})"
+                 + (" CHANGED" if old != text else ""))
+    if failed:
+        _log(f"failed: {', '.join(failed)}")
+        return 1
+    if check:
+        if changed:
+            _log(f"registry is out of date for: {', '.join(changed)}; rerun without --check")
+            return 1
+        return 0
+    return _verify(out)
+
+
+def _verify(out: Path) -> int:
+    """Load the written folder with the project's own loader: the registry must load without problems."""
+    from votr_mcp.catalog import load_catalog
+
+    result = load_catalog(out)
+    for problem in result.problems:
+        _log(f"problem: {problem}")
+    servers = sorted({tool.server for tool in result.catalog})
+    _log(f"{out}: {len(result.catalog)} tools from {len(servers)} servers, {len(result.problems)} problems")
+    return 1 if result.problems else 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", type=Path, default=ROOT / "registry", help="folder to write (default: registry/)")
+    parser.add_argument("--only", nargs="+", choices=sorted(upstream_servers.SERVERS), metavar="NAME",
+                        help=f"capture only these servers (default: all: {', '.join(upstream_servers.EVERY)})")
+    parser.add_argument("--check", action="store_true", help="write nothing; exit 1 if any file would change")
+    args = parser.parse_args(argv)
+    assert set(ABOUT) == set(upstream_servers.SERVERS), "every installed server needs an About entry"
+    names = [n for n in upstream_servers.EVERY if n in args.only] if args.only else list(upstream_servers.EVERY)
+    return anyio.run(functools.partial(capture, names, args.out, check=args.check))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
