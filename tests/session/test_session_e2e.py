@@ -92,10 +92,13 @@ async def run_contract(client: Client, tool: str, query: str, arguments: dict[st
     assert not again.is_error and texts(again) and expected in texts(again)[0], texts(again)
 
 
-async def test_over_stdio_the_fourth_identical_call_gets_a_note_then_a_refusal_until_searched_again(upstreams: Path) -> None:
+@pytest.mark.parametrize("transport", ["stdio", "sse"])
+async def test_on_one_connection_the_fourth_identical_call_gets_a_note_then_a_refusal_until_searched_again(
+    upstreams: Path, transport: str
+) -> None:
     with anyio.fail_after(120):
-        async with votr_client("stdio", *serve_args(upstreams)) as client:
-            # No session_id: one stdio connection is one session.
+        async with votr_client(transport, *serve_args(upstreams)) as client:
+            # No session_id: one stdio stream (2026-07-28) or one SSE connection (handshake era) is one session.
             await run_contract(client, ECHO, "echo a message back", {"message": "hi"}, "Echo: hi", None)
 
 
