@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
-from votr_mcp.cli.eval import StderrProgress  # noqa: E402
+from votr_mcp.cli.eval import StderrProgress, cache_dir  # noqa: E402
 from votr_mcp.evaluation.adapter import NAIVE, PipelineFactory  # noqa: E402
 from votr_mcp.evaluation.report import ablation_table, fmt, render_report  # noqa: E402
 from votr_mcp.evaluation.suite import SPLIT_RULE, EvalSpec, evaluate, machine  # noqa: E402
@@ -177,6 +177,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="JSON output (default eval/results.json next to --out)")
     parser.add_argument("--quick", action="store_true", help="40 tasks per kind, no dev ablation: checks the script runs")
     parser.add_argument("--sets", nargs="*", help="only these sets")
+    parser.add_argument("--cache-dir", type=Path, help="embedding cache folder (default: as votr-mcp eval)")
     args = parser.parse_args(argv)
     logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     if not args.bench.is_dir():
@@ -191,7 +192,7 @@ def main(argv: list[str] | None = None) -> int:
             continue
         data = args.bench / plan.set
         if plan.set not in factories:
-            factories[plan.set] = PipelineFactory.from_data(data, ablation=True)
+            factories[plan.set] = PipelineFactory.from_data(data, ablation=True, cache_dir=cache_dir(args.cache_dir))
         factory = factories[plan.set]
         limit = 40 if args.quick else plan.limit
         base = EvalSpec(data=data, queries=None if plan.queries is None else data / plan.queries, limit=limit)

@@ -104,10 +104,18 @@ def test_chain_success_needs_every_step_of_a_chain_handed_off() -> None:
 
 def test_latency_percentiles_need_enough_timed_searches() -> None:
     few = [single(str(i), gold(A), [A], [A], latency_ms=float(i)) for i in range(5)]
-    assert summarize(few)["latency_ms"] == {"p50": None, "p95": None, "samples": 5}
+    latency = summarize(few)["latency_ms"]
+    assert (latency["p50"], latency["p95"], latency["samples"]) == (None, None, 5)
     many = [single(str(i), gold(A), [A], [A], latency_ms=float(i)) for i in range(1, 101)]
     lat = summarize(many)["latency_ms"]
     assert lat["p50"] == pytest.approx(50.5) and lat["p95"] == pytest.approx(95.05)
+    assert lat["no_embed_p50"] is None
+
+
+def test_search_time_without_embedding_is_summarized_over_every_search() -> None:
+    outcomes = [single(str(i), gold(A), [A], [A], search_ms=float(i)) for i in range(1, 41)]
+    lat = summarize(outcomes)["latency_ms"]
+    assert lat["no_embed_p50"] == pytest.approx(20.5) and lat["p50"] is None
 
 
 def test_groups_are_summarized_separately() -> None:

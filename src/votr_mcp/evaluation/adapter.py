@@ -8,6 +8,7 @@ by text hash next to the tool vectors, so a second run embeds nothing it has see
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -45,8 +46,11 @@ class PipelineSearcher:
         self.retriever = retriever
 
     def search(self, unit: Unit, vectors: Mapping[str, NDArray[np.float32]] | None) -> Returned:
+        start = time.perf_counter()
         result = self.retriever.search(unit.query, query_vectors=vectors)
-        return Returned(tuple(result.ranked_keys), tuple(result.hit_keys), result.tokens())
+        elapsed = (time.perf_counter() - start) * 1000.0
+        # Token counting is measurement, not search: it stays out of the timed part.
+        return Returned(tuple(result.ranked_keys), tuple(result.hit_keys), result.tokens(), elapsed)
 
 
 class PipelineFactory:

@@ -49,6 +49,8 @@ class Returned:
     ranked: tuple[ToolKey, ...]
     returned: tuple[ToolKey, ...]
     tokens: int | None = None
+    search_ms: float | None = None
+    """Time of the search alone, when the searcher measures it (else the harness times the call)."""
 
 
 class Searcher(Protocol):
@@ -152,12 +154,12 @@ def latency_sample(units: Sequence[Unit], size: int) -> list[Unit]:
     return sorted(units, key=lambda u: stable_order(u.id))[:size]
 
 
-def _outcome(unit: Unit, got: Returned, latency_ms: float | None = None) -> Outcome:
+def _outcome(unit: Unit, got: Returned, latency_ms: float | None = None, search_ms: float | None = None) -> Outcome:
     return Outcome(
         id=unit.id, kind=unit.kind, steps=unit.steps, ranked=got.ranked, returned=got.returned,
         groups=unit.groups, whole_task=unit.whole_task,
         chain=None if unit.whole_task else unit.chain, rows=unit.rows,
-        latency_ms=latency_ms, tokens=got.tokens,
+        latency_ms=latency_ms, tokens=got.tokens, search_ms=search_ms,
     )
 
 
@@ -190,7 +192,10 @@ def run_units(
     outcomes: list[Outcome] = []
     timings = timings or {}
     for done, (unit, prepared) in enumerate(zip(units, vectors), start=1):
-        outcomes.append(_outcome(unit, searcher.search(unit, prepared), timings.get(unit.id)))
+        start = time.perf_counter()
+        got = searcher.search(unit, prepared)
+        elapsed = (time.perf_counter() - start) * 1000.0
+        outcomes.append(_outcome(unit, got, timings.get(unit.id), got.search_ms if got.search_ms is not None else elapsed))
         if progress is not None and (done % 50 == 0 or done == len(units)):
             progress(done, len(units))
     return outcomes

@@ -102,6 +102,14 @@ def ablation_table(variants: Mapping[str, Mapping[str, Any]], *, baseline: str =
     return "\n".join(lines)
 
 
+def _load_note(report: Mapping[str, Any]) -> str:
+    load = report.get("load_average") or {}
+    if load.get("before_timing") is None:
+        return ""
+    return (f" Load average while timing: {load['before_timing']:.1f} before, {load['after_timing']:.1f} after "
+            "(the machine is shared; latency grows with load).")
+
+
 def render_report(report: Mapping[str, Any], *, level: int = 3) -> str:
     """One evaluation (as returned by ``suite.evaluate``) as markdown: counts, metrics, ablation."""
     counts = report.get("counts", {})
@@ -113,7 +121,8 @@ def render_report(report: Mapping[str, Any], *, level: int = 3) -> str:
         f"{counts.get('rows', 0)} query rows as {counts.get('searches', 0)} searches "
         f"({counts.get('whole_task_queries', 0)} whole-task queries, {counts.get('no_tool', 0)} no-tool rows)"
         + (f"; at most {cap} tasks per kind, chosen by SHA-256 of the task id" if cap else "")
-        + f"; queries from `{report['queries']}`.",
+        + f"; queries from `{report['queries']}`."
+        + _load_note(report),
         "",
         metrics_table(report["overall"], report.get("groups", {})),
     ]

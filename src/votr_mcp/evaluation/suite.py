@@ -7,6 +7,7 @@ file can never disagree about how a figure was produced.
 from __future__ import annotations
 
 import logging
+import os
 import platform
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -30,7 +31,7 @@ from votr_mcp.evaluation.harness import (
 )
 from votr_mcp.evaluation.metrics import summarize, summarize_groups
 
-__all__ = ["EvalSpec", "SearcherFactory", "evaluate", "machine", "SPLIT_RULE"]
+__all__ = ["EvalSpec", "SearcherFactory", "evaluate", "evaluate_many", "load_average", "machine", "SPLIT_RULE"]
 
 log = logging.getLogger(__name__)
 
@@ -84,9 +85,15 @@ Progress = Callable[[str, int, int], None]
 
 def machine() -> str:
     """Where figures were measured: they are only comparable on the same machine."""
-    import os
-
     return f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, {platform.system()} {platform.release()}"
+
+
+def load_average() -> float | None:
+    """The 1-minute load average: timings on a shared machine mean little without it."""
+    try:
+        return round(os.getloadavg()[0], 2)
+    except (AttributeError, OSError):
+        return None
 
 
 def evaluate(spec: EvalSpec, factory: SearcherFactory, progress: Progress | None = None) -> dict[str, Any]:
@@ -111,7 +118,9 @@ def evaluate(spec: EvalSpec, factory: SearcherFactory, progress: Progress | None
     # Timed first, before any batch embedding could warm a query cache, so every timed search
     # embeds its query for real.
     sample = latency_sample(units, spec.latency_samples)
+    load_before = load_average()
     timings = time_units(full, sample, step("timing"))
+    report["load_average"] = {"before_timing": load_before, "after_timing": load_average()}
     started = time.perf_counter()
     vectors = factory.embed(units)
     log.info("embedded %d queries in %.1f s", len(units), time.perf_counter() - started)

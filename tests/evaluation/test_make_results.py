@@ -1,0 +1,49 @@
+"""eval/make_results.py assembles RESULTS.md only from evaluation reports: check the assembly."""
+
+import importlib.util
+import sys
+from pathlib import Path
+
+from votr_mcp.evaluation.metrics import Outcome, summarize, summarize_groups
+
+SCRIPT = Path(__file__).resolve().parents[2] / "eval" / "make_results.py"
+
+
+def load_script():
+    spec = importlib.util.spec_from_file_location("make_results", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+def fake_report(name: str, split: str, hit: bool) -> dict:
+    key = ("s", "a")
+    outcome = Outcome("1", "single", (frozenset({key}),), ((key if hit else ("s", "b")),), (key,), groups=("level:1",))
+    overall = summarize([outcome])
+    return {"set": name, "split": split, "queries": f"{name}/queries.jsonl", "limit_per_kind": None,
+            "counts": {"rows": 1, "searches": 1, "whole_task_queries": 0, "no_tool": 0},
+            "overall": overall, "groups": summarize_groups([outcome]),
+            "ablation": {"full": overall, "naive hybrid": summarize([outcome])}}
+
+
+def test_targets_are_judged_from_the_reports_of_the_test_split() -> None:
+    mr = load_script()
+    reports = [fake_report("mscbench", "dev", hit=False), fake_report("mscbench", "test", hit=True),
+               fake_report("mcpzero", "test", hit=False)]
+    table = mr.targets_table(reports)
+    assert "| MSC-Bench L1 top-1 | ≥ 0.98 | 1.000 | yes |" in table
+    assert "| MCP-Zero tasks top-1 | ≥ 0.85 | 0.000 | **no** |" in table
+    assert "| MetaTool no-tool abstain | ≥ 0.9 | – | – |" in table
+
+
+def test_the_results_page_states_command_split_rule_and_every_ablation() -> None:
+    mr = load_script()
+    reports = [fake_report("mscbench", "dev", hit=False), fake_report("mscbench", "test", hit=True)]
+    meta = {"command": mr.COMMAND, "date": "2026-11-23 08:00 UTC", "machine": "x86_64, 2 CPUs", "seconds": 60.0,
+            "pipeline": "stages on: all"}
+    page = mr.write_markdown(reports, meta)
+    assert page.startswith("# Retrieval results")
+    assert "`python eval/make_results.py`" in page and "SHA-256" in page
+    assert "### mscbench, dev split" in page and "### mscbench, test split" in page
+    assert "| mscbench | naive hybrid |" in page
