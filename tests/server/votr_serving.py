@@ -24,8 +24,12 @@ _LISTENING = re.compile(r"serving .* at (http://\S+)")
 
 
 def serve_env(extra: dict[str, str] | None = None) -> dict[str, str]:
+    import tempfile
+
     env = dict(os.environ)
     env.update({"OPENBLAS_NUM_THREADS": "1", "HF_HUB_OFFLINE": "1", "PYTHONUNBUFFERED": "1"})
+    # A fresh user data dir per server: the default registry store never leaks between tests.
+    env["XDG_DATA_HOME"] = tempfile.mkdtemp(prefix="votr-test-data-")
     env.update(extra or {})
     return env
 

@@ -79,6 +79,8 @@ class Hub:
     dense_pending: bool = False
     wait_for_dense: bool = False
     dense_done: anyio.Event = field(default_factory=anyio.Event)
+    # Set unless a runtime is still starting upstreams (it passes an unset event).
+    upstreams_started: anyio.Event = field(default_factory=lambda: _set(anyio.Event()))
     ready: anyio.Event = field(default_factory=anyio.Event)
     _checker: ArgumentsChecker = field(default_factory=ArgumentsChecker)
 
@@ -165,6 +167,11 @@ class Hub:
         arguments = _arguments(arguments)
         session = self._session(transport_key, session_id)
         await self._wait_ready()
+        if not self.upstreams_started.is_set():
+            # Searches may be served from the store while upstreams start; a call needs the
+            # upstream, and its change-control verdict needs the fresh harvest.
+            with anyio.move_on_after(self.startup_wait):
+                await self.upstreams_started.wait()
         snap = self.index.current
         tool = snap.by_name.get(name.strip())
         if tool is None:
@@ -232,6 +239,11 @@ class Hub:
         if not self.ready.is_set():
             with anyio.move_on_after(self.startup_wait):
                 await self.ready.wait()
+
+
+def _set(event: anyio.Event) -> anyio.Event:
+    event.set()
+    return event
 
 
 def _replace_bound(found: Found, bound: bool) -> Found:

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import anyio.to_thread
 
 from votr_mcp.catalog import Catalog, Tool, default_registry_path, load_catalog
 from votr_mcp.server.app import build_server
@@ -180,6 +181,10 @@ async def _prepare(options: ServeOptions, stack: AsyncExitStack, sessions: Sessi
 
         return hub, nothing
 
+    return await _prepare_upstreams(options, stack, sessions, change_control)
+
+
+async def _prepare_upstreams(options: ServeOptions, stack: AsyncExitStack, sessions: SessionHooks, change_control: ChangeControl) -> tuple[Hub, Any]:
     from votr_mcp.config import load_upstreams
     from votr_mcp.upstream import Upstreams
 
@@ -188,15 +193,39 @@ async def _prepare(options: ServeOptions, stack: AsyncExitStack, sessions: Sessi
         log.warning("config: %s", problem)
     if not config.enabled:
         log.warning("%s configures no enabled upstream server; search has nothing to find", options.config_path)
-    empty = Catalog([])
-    hub = Hub(LiveIndex(empty, build_searcher(empty), reindex=reindex), None, sessions, change_control, default_max_results=options.max_results)
+    configured = {entry.name for entry in config.enabled}
+    trust = {entry.name: entry.trust for entry in config.enabled}
+    store = await _open_store(options, stack)
+    cache = store.vectors if store is not None else None
+    if store is not None and isinstance(change_control, NoChangeControl):
+        from votr_mcp.store import StoreChangeControl
+
+        change_control = StoreChangeControl(store)
+    # Warm start: the tools the store remembers for the configured servers are searchable at
+    # once (marked unavailable until their server is up), instead of after the harvest.
+    remembered = Catalog([])
+    if store is not None:
+        stored = await anyio.to_thread.run_sync(lambda: store.registry.catalog(include_held=True))
+        remembered = Catalog(t for t in stored if t.server in configured)
+    index = LiveIndex(remembered, build_searcher(remembered, cache=cache), reindex=reindex)
+    hub = Hub(index, None, sessions, change_control, default_max_results=options.max_results, upstreams_started=anyio.Event())
+    if len(remembered):
+        log.info("serving %d remembered tools of %d servers while the upstreams start", len(remembered), len(remembered.servers))
+        hub.ready.set()
+
+    async def record(catalog: Catalog) -> None:
+        if store is not None and len(catalog):
+            report = await anyio.to_thread.run_sync(lambda: store.registry.sync(catalog, trust=trust))
+            log.info("registry: %s", report.as_dict())
 
     async def on_tools(server: str, tools: Sequence[Tool]) -> None:
         # Before the first full index the start-up path below picks these up anyway.
-        if hub.ready.is_set():
+        if started.is_set():
             log.info("upstream %s now lists %d tools: re-indexing it", server, len(tools))
+            await record(Catalog(tools))
             await hub.index.replace_server(server, tools)
 
+    started = anyio.Event()
     upstreams = await stack.enter_async_context(Upstreams(config, on_tools=on_tools))
     hub.upstreams = _UpstreamsView(upstreams, config)
     hub.pinned = {entry.name: tuple(entry.pinned) for entry in config.enabled if entry.pinned}
@@ -204,15 +233,36 @@ async def _prepare(options: ServeOptions, stack: AsyncExitStack, sessions: Sessi
     async def start() -> None:
         try:
             await upstreams.wait_started()
-            catalog = Catalog(upstreams.tools())
+            harvested = Catalog(upstreams.tools())
+            await record(harvested)
+            # A server that failed to start keeps its remembered tools, shown as unavailable.
+            missing = [t for t in remembered if t.server not in harvested.servers]
+            catalog = Catalog([*harvested, *missing])
             await hub.index.rebuild(catalog)
-            log.info("ready: %d tools from %d upstream servers", len(catalog), len(catalog.servers))
+            log.info("ready: %d tools from %d upstream servers", len(harvested), len(harvested.servers))
         except Exception:  # noqa: BLE001 - the server stays up; searches see what was indexed
             log.exception("start-up indexing failed")
         finally:
+            started.set()
+            hub.upstreams_started.set()
             hub.ready.set()
 
     return hub, start
+
+
+async def _open_store(options: ServeOptions, stack: AsyncExitStack) -> Any:
+    """The SQLite registry (``--store``; default under the user data dir; 'none' for no store)."""
+    if options.store_path == "none":
+        return None
+    from votr_mcp.store import Store, default_store_path
+
+    path = options.store_path or str(default_store_path())
+    if path != ":memory:":
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+    store = await anyio.to_thread.run_sync(Store.open, path)
+    stack.callback(store.close)
+    log.info("registry store: %s", path)
+    return store
 
 
 async def _load_dense(hub: Hub) -> None:
