@@ -141,6 +141,8 @@ async def test_two_http_sessions_at_once_never_see_each_others_bindings_or_evict
                 assert not still.is_error and texts(still) == ["Echo: bob"]  # bob's tool was not evicted
                 _, again = await search(bob, "echo a message back", b["session_id"])
                 assert any(t["name"] == ECHO and t["bound"] for t in again["tools"])
+                assert any("already returned by a recent search" in n for n in again["notes"])  # redundant search
+                assert not any("already returned" in n for n in a["notes"])
                 forged = await call(bob, ECHO, {"message": "x"}, a["session_id"][:-2] + "xx")
                 assert forged.is_error and "unknown or expired session_id" in texts(forged)[0]
 
