@@ -46,7 +46,13 @@ MODEL_NOISE = 0.02
 
 
 def rss_mb() -> float:
-    """Peak resident set size of this process so far, in MB (Linux reports KiB)."""
+    """Peak resident set size of this process so far, in MB.
+
+    Read from /proc/self/status (VmHWM), which starts afresh at exec; getrusage's ru_maxrss
+    would carry over the parent's peak from before the fork."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
@@ -72,6 +78,9 @@ def build(args: argparse.Namespace) -> dict[str, Path]:
     np.save(args.work / "queries.npy", qvec)
     real = dict(zip(keys, matrix))
 
+    if large_path.exists() and not args.rebuild:
+        log(f"reusing {large_path} (pass --rebuild to build it again)")
+        return {"2.8k": small_path, "100k": large_path}
     corpus = list(Catalog(t for name in CORPORA for t in load_catalog(args.bench / name / "tools.jsonl").catalog))
     if args.embed_all:
         with Store.open(small_path) as store:
@@ -176,6 +185,7 @@ def main() -> int:
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--k", type=int, default=10)
     parser.add_argument("--embed-all", action="store_true", help="embed every corpus text for real (slow)")
+    parser.add_argument("--rebuild", action="store_true", help="rebuild the 100k store even if it exists")
     parser.add_argument("--out", type=Path, help="write the markdown table here (default: stdout only)")
     parser.add_argument("--worker", nargs=2, metavar=("BACKEND", "STORE"), help=argparse.SUPPRESS)
     args = parser.parse_args()

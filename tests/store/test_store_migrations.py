@@ -68,3 +68,21 @@ def test_the_tool_history_cannot_be_rewritten(store: Store, catalog: Catalog) ->
     with pytest.raises(Exception, match="immutable"):
         store.conn.execute("DELETE FROM tool_versions")
     assert store.conn.execute("SELECT count(*) FROM tool_versions").fetchall()[0][0] == len(catalog)
+
+
+def test_opening_a_store_does_not_load_the_retrieval_stack() -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys, votr_mcp.store, votr_mcp.cli.tools; s = votr_mcp.store.Store.open(':memory:'); "
+            "print(sorted(m for m in ('sklearn', 'scipy', 'torch', 'sentence_transformers', 'mcp') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_the_store_keys_vectors_exactly_as_the_retriever_does() -> None:
+    from votr_mcp.index.dense import text_hash as retriever_key
+    from votr_mcp.store.indexing import text_hash as store_key
+
+    for text in ("", "read file: Read the complete contents of a file.", "météo à Paris ☔"):
+        assert store_key(text) == retriever_key(text)

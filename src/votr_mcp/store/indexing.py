@@ -12,25 +12,36 @@ control looks at it), so accepting one later is instant.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from votr_mcp.catalog import Catalog
-from votr_mcp.index.dense import Embedder, text_hash
-from votr_mcp.index import dense_texts as retrieval_dense_texts
 from votr_mcp.store.registry import SyncReport
 from votr_mcp.store.store import Store
 from votr_mcp.store.vectors import VectorStore
 
+if TYPE_CHECKING:
+    from votr_mcp.index.dense import Embedder
+
 __all__ = ["IndexReport", "CheckpointEmbedder", "dense_texts", "index_catalog", "Progress"]
 
 log = logging.getLogger(__name__)
+
+
+def text_hash(text: str) -> str:
+    """SHA-256 (hex) of the exact text embedded: the same key as ``votr_mcp.index.dense.text_hash``.
+
+    Repeated here because importing ``votr_mcp.index`` loads scikit-learn and scipy (seconds),
+    which `votr-mcp tools` and a server's store start-up must not pay; a test checks both agree.
+    """
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 Progress = Callable[[int, int], None]
 """Called as ``progress(done, total)`` after each embedded batch."""
@@ -94,6 +105,8 @@ def dense_texts(catalog: Catalog) -> tuple[list[str], list[str]]:
     server descriptions, server summaries, then example queries), so a retriever built over
     the store's vectors finds every one of them cached.
     """
+    from votr_mcp.index import dense_texts as retrieval_dense_texts
+
     texts = retrieval_dense_texts(catalog)
     n, m = len(catalog), len(catalog.servers)
     tools = list(dict.fromkeys([*texts[:n], *texts[n + 2 * m:]]))

@@ -255,7 +255,9 @@ class Registry:
     # ---- internals -----------------------------------------------------------------------
 
     def _upsert_server(self, name: str, description: str, summary: str, digest: str, trust: str | None, now: str) -> int:
-        row = self.conn.execute("SELECT id FROM servers WHERE name = ?", (name,)).fetchall()
+        row = self.conn.execute("SELECT id, server_hash, trust, present FROM servers WHERE name = ?", (name,)).fetchall()
+        if row and tuple(row[0][1:]) == (digest, trust or row[0][2], 1):
+            return int(row[0][0])  # unchanged: no write, so a re-harvest of 300 servers stays cheap
         if row:
             self.conn.execute(
                 "UPDATE servers SET description = ?, summary = ?, server_hash = ?, present = 1, updated_at = ?, "
