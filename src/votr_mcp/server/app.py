@@ -17,6 +17,7 @@ from typing import Any
 import mcp_types as types
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from mcp.server import Server, ServerRequestContext
+from mcp.server.connection import NotifyOnlyOutbound
 from mcp.server.mcpserver.exceptions import ToolError
 
 import votr_mcp
@@ -166,23 +167,23 @@ def _upstream_tools(hub: Hub) -> dict[str, types.Tool]:
     return tools
 
 
-def _transport_key(ctx: ServerRequestContext[Any], on_disconnect: Callable[[str], None] | None) -> str:
-    """A stable, unguessable key for the client connection this request came on."""
+def _transport_key(ctx: ServerRequestContext[Any], on_disconnect: Callable[[str], None] | None) -> str | None:
+    """A stable, unguessable key for the client connection this request came on; None when the
+    request has no connection identity (stateless HTTP: the client passes session_id instead)."""
     connection = getattr(ctx.session, "_connection", None)
     if connection is None:
-        return "conn-" + secrets.token_urlsafe(16)
+        return None
     if connection.protocol_version in MODERN_PROTOCOL_VERSIONS:
-        # 2026-07-28: every request carries its own envelope and gets a fresh Connection, but
-        # requests on one stream (a stdio process) share its outbound channel; key on that.
-        # Stateless HTTP requests share nothing: those clients pass session_id instead.
+        # 2026-07-28: every request carries its own envelope and gets a fresh Connection. On a
+        # stream (stdio) the requests share one NotifyOnlyOutbound channel: key on it. Modern
+        # HTTP requests get a shared placeholder channel, which identifies nobody.
         channel = connection.outbound
-        try:
-            key = _CHANNEL_KEYS.get(channel)
-            if key is None:
-                key = _CHANNEL_KEYS[channel] = "conn-" + secrets.token_urlsafe(16)
-            return key
-        except TypeError:  # an outbound that cannot be weakly referenced
-            return "conn-" + secrets.token_urlsafe(16)
+        if type(channel) is not NotifyOnlyOutbound:
+            return None
+        key = _CHANNEL_KEYS.get(channel)
+        if key is None:
+            key = _CHANNEL_KEYS[channel] = "conn-" + secrets.token_urlsafe(16)
+        return key
     # Handshake era: one Connection per client connection; its exit stack runs on close.
     key = connection.state.get("votr.transport_key")
     if key is None:

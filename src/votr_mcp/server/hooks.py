@@ -55,10 +55,11 @@ class SearchNotes:
 class SessionHooks(Protocol):
     """Per-session tool context and the iteration guard, as seen by the server."""
 
-    def resolve(self, transport_key: str, session_id: str | None) -> str:
+    def resolve(self, transport_key: str | None, session_id: str | None) -> str:
         """The session for this request: ``session_id`` when the client passed one (raise
         ``SessionError`` when it is unknown or expired), else the session of the transport
-        connection ``transport_key`` (created on first use). Returns the session id."""
+        connection ``transport_key`` (created on first use), else (stateless request, key None)
+        a new session. Returns the session id."""
         ...
 
     def after_search(self, session: str, query: str, tools: Sequence[SearchedTool]) -> SearchNotes:
@@ -90,8 +91,8 @@ class ChangeControl(Protocol):
 class NoSessions:
     """Sessions switched off: every request is its own anonymous session."""
 
-    def resolve(self, transport_key: str, session_id: str | None) -> str:
-        return session_id or transport_key
+    def resolve(self, transport_key: str | None, session_id: str | None) -> str:
+        return session_id or transport_key or "anonymous"
 
     def after_search(self, session: str, query: str, tools: Sequence[SearchedTool]) -> SearchNotes:
         return SearchNotes()

@@ -94,7 +94,7 @@ class Hub:
         tool_intent: Any = None,
         max_results: Any = None,
         session_id: Any = None,
-        transport_key: str = "local",
+        transport_key: str | None = None,
     ) -> SearchAnswer:
         query = _text_argument("query", query, required=True)
         server_intent = _text_argument("server_intent", server_intent)
@@ -161,7 +161,7 @@ class Hub:
 
     # -- call_tool ----------------------------------------------------------------------
 
-    async def call(self, name: Any, arguments: Any, *, session_id: Any = None, transport_key: str = "local") -> types.CallToolResult:
+    async def call(self, name: Any, arguments: Any, *, session_id: Any = None, transport_key: str | None = None) -> types.CallToolResult:
         if not isinstance(name, str) or not name.strip():
             raise ToolError("call_tool needs 'name': the call name of a tool, as search_tools returned it (e.g. 'github__list_issues').")
         arguments = _arguments(arguments)
@@ -186,12 +186,16 @@ class Hub:
             raise ToolError(str(exc)) from exc
         problem = self._checker.check(tool, arguments)
         if problem is not None:
-            return types.CallToolResult(content=[types.TextContent(type="text", text=problem)], is_error=True)
-        result = await self._forward(tool, call_name, arguments)
+            # Failed calls count for the loop guard too: retrying one bad call is the commonest loop.
+            note = self.sessions.after_call(session, call_name, tool, arguments, True)
+            return _with_note(types.CallToolResult(content=[types.TextContent(type="text", text=problem)], is_error=True), note)
+        try:
+            result = await self._forward(tool, call_name, arguments)
+        except ToolError as exc:
+            note = self.sessions.after_call(session, call_name, tool, arguments, True)
+            raise ToolError(f"{exc}\n\n{note}" if note else str(exc)) from exc
         note = self.sessions.after_call(session, call_name, tool, arguments, bool(result.is_error))
-        if note:
-            result = result.model_copy(update={"content": [*result.content, types.TextContent(type="text", text=note)]})
-        return result
+        return _with_note(result, note)
 
     async def _forward(self, tool: Tool, call_name: str, arguments: dict[str, Any]) -> types.CallToolResult:
         if self.upstreams is None or not self.upstreams.configured(tool.server):
@@ -226,7 +230,7 @@ class Hub:
 
     # -- shared -------------------------------------------------------------------------
 
-    def _session(self, transport_key: str, session_id: Any) -> str:
+    def _session(self, transport_key: str | None, session_id: Any) -> str:
         if session_id is not None and not isinstance(session_id, str):
             raise ToolError("'session_id' must be a string returned by search_tools; leave it out to use this connection's session.")
         try:
@@ -239,6 +243,12 @@ class Hub:
         if not self.ready.is_set():
             with anyio.move_on_after(self.startup_wait):
                 await self.ready.wait()
+
+
+def _with_note(result: types.CallToolResult, note: str | None) -> types.CallToolResult:
+    if not note:
+        return result
+    return result.model_copy(update={"content": [*result.content, types.TextContent(type="text", text=note)]})
 
 
 def _set(event: anyio.Event) -> anyio.Event:

@@ -22,7 +22,7 @@ class ManagedSessions:
     def __init__(self, manager: SessionManager) -> None:
         self.manager = manager
 
-    def resolve(self, transport_key: str, session_id: str | None) -> str:
+    def resolve(self, transport_key: str | None, session_id: str | None) -> str:
         return self.manager.resolve(session_id=session_id, transport_key=None if session_id else transport_key).id
 
     def after_search(self, session: str, query: str, tools: Sequence[SearchedTool]) -> SearchNotes:
