@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +31,9 @@ __all__ = [
     "InspectorResult",
     "SERVERS",
     "ServerSpec",
+    "VOTR_ENV",
+    "VOTR_SERVE",
+    "inspect_votr",
     "inspector_command",
     "make_git_repo",
     "missing_servers",
@@ -199,6 +203,11 @@ class InspectorResult:
         """True when a tools/call result came back with ``isError`` (the Inspector then exits non-zero)."""
         return isinstance(self.output, dict) and bool(self.output.get("isError"))
 
+    @property
+    def structured(self) -> Any:
+        """The ``structuredContent`` of a tools/call result, or None."""
+        return self.output.get("structuredContent") if isinstance(self.output, dict) else None
+
     def text(self) -> str:
         """The text parts of a tools/call result, joined by newlines."""
         content = self.output.get("content", []) if isinstance(self.output, dict) else []
@@ -283,3 +292,37 @@ def _error_report(stderr: str) -> dict[str, Any] | None:
                 continue
             return report if isinstance(report, dict) else None
     return None
+
+
+# --- votr-mcp itself under the Inspector ------------------------------------------------------
+
+VOTR_SERVE: tuple[str, ...] = (sys.executable, "-m", "votr_mcp.cli", "serve")
+VOTR_ENV: dict[str, str] = {"HF_HUB_OFFLINE": "1", "OPENBLAS_NUM_THREADS": "1", "PYTHONUNBUFFERED": "1"}
+"""What a votr-mcp child needs beyond the Inspector's minimal environment (offline model, one BLAS thread)."""
+
+
+def inspect_votr(
+    method: str = "tools/list",
+    serve_args: Sequence[str] = (),
+    *,
+    url: str | None = None,
+    tool_name: str | None = None,
+    arguments: Mapping[str, Any] | None = None,
+    transport: str | None = None,
+    env: Mapping[str, str] | None = None,
+    headers: Mapping[str, str] | None = None,
+    timeout: float = 180.0,
+) -> InspectorResult:
+    """One Inspector request to votr-mcp: over stdio, the Inspector starts ``votr-mcp serve *serve_args``
+    itself (a fresh server per call); with ``url``, it talks to a server already running there
+    (``.../mcp`` streamable HTTP, ``.../sse`` SSE; start one with tests/server/votr_serving.py's
+    ``http_server``).
+
+        inspect_votr("tools/call", ["--config", str(cfg)], tool_name="search_tools", arguments={"query": "..."})
+        inspect_votr("tools/list", url="http://127.0.0.1:PORT/mcp")
+    """
+    if url is not None:
+        return run_inspector(url, method, tool_name=tool_name, arguments=arguments, transport=transport,
+                             headers=headers, timeout=timeout)
+    return run_inspector([*VOTR_SERVE, *serve_args], method, tool_name=tool_name, arguments=arguments,
+                         env={**VOTR_ENV, **(env or {})}, timeout=timeout)
