@@ -96,9 +96,42 @@ def targets_table(reports: list[dict[str, Any]]) -> str:
 
 
 SUMMARY_KEYS = ("top1", "top5", "mrr10", "handoff", "mean_k", "coverage", "abstain_no_tool", "false_abstain",
-                "task_recall10", "chain_success", "latency_ms.p50", "latency_ms.p95", "tokens_per_search")
+                "task_recall10", "chain_success", "latency_ms.p50", "latency_ms.p95", "latency_ms.no_embed_p50",
+                "latency_ms.no_embed_p95", "tokens_per_search")
 SUMMARY_HEADS = ("top-1", "top-5", "MRR@10", "hand-off", "mean k", "coverage", "abstain (no-tool)", "false abstain",
-                 "task R@10", "chain success", "p50 ms", "p95 ms", "tokens/search")
+                 "task R@10", "chain success", "p50 ms", "p95 ms", "search-only p50 ms", "search-only p95 ms",
+                 "tokens/search")
+
+# A stage "helps" on a set when switching it off lowers the mean of these (where they apply) by
+# more than NOISE; "hurts" when it raises it by more than NOISE. Rates of a few hundred rows move
+# in steps of ~0.003, so smaller changes are called no effect.
+VERDICT_KEYS = ("mrr10", "handoff", "task_recall10", "abstain_no_tool")
+NOISE = 0.005
+
+
+def _score(summary: dict[str, Any]) -> float | None:
+    values = [_get(summary, k) for k in VERDICT_KEYS if _get(summary, k) is not None]
+    return sum(values) / len(values) if values else None
+
+
+def verdicts_table(reports: list[dict[str, Any]]) -> str:
+    """Per set and split: which stages helped, did nothing, or hurt (computed from the ablation)."""
+    lines = ["| set | split | helps | no effect | hurts |", "|---|---|---|---|---|"]
+    for r in reports:
+        variants = r.get("ablation") or {}
+        base = _score(r["overall"])
+        if base is None:
+            continue
+        sorted_out: dict[str, list[str]] = {"helps": [], "none": [], "hurts": []}
+        for name, summary in variants.items():
+            if not name.startswith("- "):
+                continue
+            score = _score(summary)
+            delta = 0.0 if score is None else base - score
+            bucket = "helps" if delta > NOISE else "hurts" if delta < -NOISE else "none"
+            sorted_out[bucket].append(f"{name[2:]} ({delta:+.3f})" if bucket != "none" else name[2:])
+        lines.append(f"| {r['set']} | {r['split']} | " + " | ".join(", ".join(v) or "–" for v in sorted_out.values()) + " |")
+    return "\n".join(lines)
 
 
 def summary_table(reports: list[dict[str, Any]], split: str) -> str:
@@ -158,6 +191,11 @@ def write_markdown(reports: list[dict[str, Any]], meta: dict[str, Any]) -> str:
         "",
         "Each row is the full pipeline with one stage switched off; a positive change means the pipeline "
         "did better without that stage on those rows. Dev is where stages were chosen; test is held out.",
+        "",
+        f"Verdict per stage: the change in the mean of {', '.join(VERDICT_KEYS)} (where they apply) when the stage "
+        f"is switched off, full minus ablated; |change| ≤ {NOISE} is no effect.",
+        "",
+        verdicts_table(reports),
         "",
     ]
     for r in reports:

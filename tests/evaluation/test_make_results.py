@@ -47,3 +47,15 @@ def test_the_results_page_states_command_split_rule_and_every_ablation() -> None
     assert "`python eval/make_results.py`" in page and "SHA-256" in page
     assert "### mscbench, dev split" in page and "### mscbench, test split" in page
     assert "| mscbench | naive hybrid |" in page
+
+
+def test_stage_verdicts_come_from_the_ablation_figures() -> None:
+    mr = load_script()
+    full = {"mrr10": 0.80, "handoff": 0.90, "task_recall10": None, "abstain_no_tool": None}
+    report = {"set": "s", "split": "dev", "overall": full, "ablation": {
+        "full": full,
+        "- a": {**full, "mrr10": 0.70},      # switching a off costs 0.05 on the mean: a helps
+        "- b": {**full, "mrr10": 0.803},     # within noise
+        "- c": {**full, "handoff": 0.96},    # the pipeline is better without c
+    }}
+    assert mr.verdicts_table([report]).splitlines()[-1] == "| s | dev | a (+0.050) | b | c (-0.030) |"

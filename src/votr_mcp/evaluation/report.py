@@ -13,7 +13,8 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("mrr10", "MRR@10"), ("handoff", "hand-off"), ("mean_k", "mean k"), ("coverage", "coverage"),
     ("abstain_no_tool", "abstain (no-tool)"), ("false_abstain", "false abstain"),
     ("task_recall5", "task R@5"), ("task_recall10", "task R@10"), ("chain_success", "chain success"),
-    ("latency_ms.p50", "p50 ms"), ("latency_ms.p95", "p95 ms"), ("tokens_per_search", "tokens/search"),
+    ("latency_ms.p50", "p50 ms"), ("latency_ms.p95", "p95 ms"), ("latency_ms.no_embed_p50", "search-only p50 ms"),
+    ("tokens_per_search", "tokens/search"),
 )
 
 ABLATION_COLUMNS: tuple[tuple[str, str], ...] = (
@@ -22,7 +23,8 @@ ABLATION_COLUMNS: tuple[tuple[str, str], ...] = (
 )
 
 _COUNTS = {"n", "searches"}
-_ONE_DECIMAL = {"latency_ms.p50", "latency_ms.p95", "tokens_per_search"}
+_ONE_DECIMAL = {"latency_ms.p50", "latency_ms.p95", "latency_ms.no_embed_p50", "latency_ms.no_embed_p95",
+                "tokens_per_search"}
 _TWO_DECIMALS = {"mean_k"}
 
 
