@@ -21,6 +21,7 @@ from contextlib import AsyncExitStack
 from typing import Any, TextIO
 
 import anyio
+import anyio.abc
 import mcp_types as types
 from mcp import Client
 from mcp.shared.exceptions import MCPError
@@ -33,6 +34,7 @@ from votr_mcp.catalog import Tool, content_hash, tool_from_mapping
 from votr_mcp.config import UpstreamConfig
 from votr_mcp.errors import UpstreamError, UpstreamTimeout
 from votr_mcp.upstream._status import Backoff, State, UpstreamStatus
+from votr_mcp.upstream._stdio import ChildProcess
 from votr_mcp.upstream._transport import open_transport
 
 __all__ = ["Upstream", "ToolsCallback", "StatusCallback"]
@@ -75,6 +77,7 @@ class Upstream:
         self._started = anyio.Event()  # set once the first attempt has succeeded or failed
         self._lost = anyio.Event()
         self._lost_reason: str | None = None
+        self._child = ChildProcess()
         self._refresh_wanted = anyio.Event()
         self._harvest_lock = anyio.Lock()
         if config.disabled:
@@ -104,6 +107,7 @@ class Upstream:
             retry_in=retry_in,
             server_info=self._server_info,
             protocol_version=self._protocol,
+            pid=self._child.pid,
         )
 
     async def wait_started(self) -> None:
@@ -117,6 +121,7 @@ class Upstream:
         try:
             while True:
                 self._attempts += 1
+                self._retry_at = None
                 began = anyio.current_time()
                 reason = await self._connect_once()
                 healthy = self._published is not None and anyio.current_time() - began >= self._backoff.healthy_after
@@ -138,6 +143,7 @@ class Upstream:
         self._lost = anyio.Event()
         self._lost_reason = None
         self._refresh_wanted = anyio.Event()
+        self._child = child = ChildProcess()
         began = anyio.current_time()
         try:
             with anyio.CancelScope() as startup:
@@ -147,7 +153,7 @@ class Upstream:
                 startup.deadline = began + self.config.startup_timeout
                 async with AsyncExitStack() as stack:
                     client = Client(
-                        open_transport(self.config, self._transport_ended, self._errlog),
+                        open_transport(self.config, self._transport_ended, child, self._errlog),
                         mode="auto",
                         read_timeout_seconds=self.config.timeout,
                         message_handler=self._on_message,
@@ -157,6 +163,11 @@ class Upstream:
                     logger.info("upstream '%s': starting (%s)", self.name, self.config.describe())
                     await stack.enter_async_context(client)
                     self._note_server(client)
+                    group = await stack.enter_async_context(anyio.create_task_group())
+                    stack.callback(group.cancel_scope.cancel)  # runs before the group is awaited
+                    if self._wants_listen(client):
+                        # Subscribe before listing, so a change between the two is not missed.
+                        await group.start(self._listener, client)
                     tools = await self._harvest(client)
                     startup.deadline = math.inf
                     self._client = client
@@ -168,27 +179,33 @@ class Upstream:
                     await self._set_state("ready", None)
                     self._started.set()
                     await self._publish(tools)
-                    async with anyio.create_task_group() as tg:
-                        tg.start_soon(self._refresher, client)
-                        if self._wants_listen(client):
-                            tg.start_soon(self._listener, client)
-                        await self._lost.wait()
-                        tg.cancel_scope.cancel()
+                    group.start_soon(self._refresher, client)
+                    await self._lost.wait()
             if startup.cancelled_caught:
                 return f"did not start within {self.config.startup_timeout:g}s (no answer to the handshake or tools/list); it was stopped"
-            return self._lost_reason or "the connection ended"
+            reason = self._lost_reason or "the connection ended"
         except Exception as exc:  # boundary: one upstream's failure must never reach the server
-            return describe_failure(self.config, exc)
+            reason = describe_failure(self.config, exc)
         finally:
             self._client = None
+        if child.returncode is not None and child.exit_summary() not in reason:
+            reason = f"{reason}; the process {child.exit_summary()}"
+        return reason
 
     def _transport_ended(self) -> None:
-        self._mark_lost("the server closed the connection (its process exited or the stream dropped)")
+        if self._child.returncode is not None:
+            self._mark_lost(f"the server process {self._child.exit_summary()}")
+        else:
+            self._mark_lost("the server closed the connection")
 
     def _mark_lost(self, reason: str) -> None:
+        """End the current connection; calls fail fast from now on, the supervisor reconnects."""
         if not self._lost.is_set():
             self._lost_reason = reason
             self._lost.set()
+            if self._client is not None:
+                self._client = None
+                self._state, self._error = "retrying", reason
 
     async def _on_message(self, message: Any) -> None:
         if isinstance(message, types.ToolListChangedNotification):
@@ -201,16 +218,25 @@ class Upstream:
         tools_cap = client.server_capabilities.tools
         return client.protocol_version in MODERN_PROTOCOL_VERSIONS and bool(tools_cap and tools_cap.list_changed)
 
-    async def _listener(self, client: Client) -> None:
-        """On 2026-07-28 connections list_changed arrives only on a subscriptions/listen stream."""
+    async def _listener(self, client: Client, *, task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
+        """On 2026-07-28 connections list_changed arrives only on a subscriptions/listen stream.
+
+        Reports started once the server acknowledged the subscription (or refused it).
+        """
+        started = False
         try:
             async with client.listen(tools_list_changed=True) as subscription:
+                task_status.started()
+                started = True
                 async for event in subscription:
                     if isinstance(event, ToolsListChanged):
                         logger.info("upstream '%s': tools list changed (subscription)", self.name)
                         self._refresh_wanted.set()
         except Exception as exc:  # a server that cannot listen still serves calls
             logger.info("upstream '%s': no list_changed subscription: %s", self.name, exc)
+        finally:
+            if not started:
+                task_status.started()
 
     async def _refresher(self, client: Client) -> None:
         while True:
@@ -322,7 +348,8 @@ class Upstream:
                 raise UpstreamTimeout(f"{where} did not answer within {limit:g}s; the request was cancelled upstream") from exc
             if exc.error.code == types.CONNECTION_CLOSED:
                 self._mark_lost("the connection closed during a call")
-                raise UpstreamError(f"{where}: the server closed the connection during the call (it exited or crashed); it is being restarted") from exc
+                why = self._lost_reason or "the connection closed"
+                raise UpstreamError(f"{where}: the server went away during the call ({why}); it is being restarted, retry shortly") from exc
             raise UpstreamError(f"{where} refused the call: {exc.error.message} (JSON-RPC error {exc.error.code})") from exc
         except ValidationError as exc:
             raise UpstreamError(f"{where} returned a malformed result ({exc.error_count()} validation errors)") from exc

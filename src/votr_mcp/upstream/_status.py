@@ -27,6 +27,8 @@ class UpstreamStatus:
     retry_in: float | None = None
     server_info: str | None = None
     protocol_version: str | None = None
+    pid: int | None = None
+    """The process id of the current (or, when not ready, the last) stdio server process."""
 
     @property
     def available(self) -> bool:

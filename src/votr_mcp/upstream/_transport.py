@@ -2,13 +2,12 @@
 
 The SDK's client session ends its read loop silently when a server's stdout closes or an
 HTTP stream drops; requests in flight then fail, but an idle connection that died would
-go unnoticed until the next call. Wrapping the read stream lets the supervisor learn of
-the end at once and restart the server.
+go unnoticed until the next call. Wrapping the read stream (and, for stdio, watching the
+process) lets the supervisor learn of the end at once and restart the server.
 """
 
 from __future__ import annotations
 
-import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from types import TracebackType
@@ -17,11 +16,12 @@ from typing import Any, Generic, TextIO, TypeVar
 import anyio
 import httpx2
 from mcp.client.sse import sse_client
-from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.message import SessionMessage
 
 from votr_mcp.config import UpstreamConfig
+from votr_mcp.upstream._stdio import ChildProcess, open_stdio
 
 __all__ = ["open_transport"]
 
@@ -77,17 +77,20 @@ class _WatchedReadStream(Generic[T]):
 
 @asynccontextmanager
 async def open_transport(
-    config: UpstreamConfig, on_end: Callable[[], None], errlog: TextIO | None = None
+    config: UpstreamConfig,
+    on_end: Callable[[], None],
+    child: ChildProcess | None = None,
+    errlog: TextIO | None = None,
 ) -> AsyncIterator[tuple[Any, Any]]:
     """Yield ``(read, write)`` streams to the upstream; ``on_end`` fires when the link ends.
 
-    stdio children start in their own process group and the SDK kills that whole group
-    (close stdin, then SIGTERM, then SIGKILL) when this context exits for any reason.
+    For stdio, ``child`` receives the process id, exit code and stderr tail, and the whole
+    process group is stopped when this context exits for any reason.
     """
     if config.transport == "stdio":
         assert config.command is not None
         params = StdioServerParameters(command=config.command, args=list(config.args), env=dict(config.env) or None, cwd=config.cwd)
-        async with stdio_client(params, errlog=errlog or sys.stderr) as (read, write):
+        async with open_stdio(params, child or ChildProcess(), on_end, label=config.name, errlog=errlog) as (read, write):
             yield _WatchedReadStream[SessionMessage | Exception](read, on_end), write
     elif config.transport == "sse":
         assert config.url is not None

@@ -1,0 +1,182 @@
+"""A stdio transport that owns its child's whole process group.
+
+The SDK's ``stdio_client`` kills the process tree only when the server outlives the grace
+period after its stdin closes; a server that exits promptly (or crashes) leaves behind
+whatever it spawned (npx -> node, uvx -> python, helper daemons). Here the child starts
+in its own session, and when the link ends for any reason the whole group is signalled,
+so nothing it started outlives it. Owning the process also gives what a user needs when a
+server will not start: its exit code and the last lines it wrote to stderr.
+
+Windows has no process groups; there :func:`open_stdio` defers to the SDK's transport.
+"""
+
+from __future__ import annotations
+
+import collections
+import logging
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager, suppress
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+import anyio
+import anyio.abc
+import mcp_types as types
+from mcp.client.stdio import StdioServerParameters, get_default_environment, stdio_client
+from mcp.shared.message import SessionMessage
+
+__all__ = ["ChildProcess", "open_stdio"]
+
+logger = logging.getLogger("votr_mcp.upstream")
+
+_EXIT_GRACE = 2.0  # seconds for a server to exit by itself once its stdin is closed
+_TERM_GRACE = 2.0  # seconds between SIGTERM and SIGKILL
+_POLL = 0.05  # how often a waiting shutdown looks at the exit status
+_STDERR_TAIL = 20
+
+
+@dataclass
+class ChildProcess:
+    """What is known about a running (or finished) stdio server process."""
+
+    pid: int | None = None
+    returncode: int | None = None
+    stderr_tail: collections.deque[str] = field(default_factory=lambda: collections.deque(maxlen=_STDERR_TAIL))
+
+    def exit_summary(self) -> str:
+        """'exited with code 1: <last stderr line>' or '' while running."""
+        if self.returncode is None:
+            return ""
+        code = self.returncode
+        text = f"killed by signal {-code}" if code < 0 else f"exited with code {code}"
+        last = next((line for line in reversed(self.stderr_tail) if line.strip()), "")
+        return f"{text}: {last.strip()[:300]}" if last else text
+
+
+@asynccontextmanager
+async def open_stdio(
+    params: StdioServerParameters,
+    child: ChildProcess,
+    on_exit: Callable[[], None],
+    *,
+    label: str,
+    errlog: TextIO | None = None,
+) -> AsyncIterator[tuple[Any, Any]]:
+    """Start the server and yield ``(read, write)`` message streams; ``on_exit`` fires when it exits.
+
+    The child's stderr goes to ``errlog`` when given, else to the log as ``[label] line``.
+    """
+    if sys.platform == "win32":  # pragma: no cover
+        async with stdio_client(params, errlog=errlog or sys.stderr) as streams:
+            yield streams
+        return
+    process = await anyio.open_process(
+        [params.command, *params.args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=get_default_environment() | (params.env or {}),
+        cwd=params.cwd,
+        start_new_session=True,  # its own process group: one signal reaches everything it starts
+    )
+    child.pid = process.pid
+    read_send, read_recv = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    write_send, write_recv = anyio.create_memory_object_stream[SessionMessage](0)
+
+    async def read_stdout() -> None:
+        assert process.stdout is not None
+        async with read_send:
+            buffer = b""
+            with suppress(anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
+                while True:
+                    buffer += await process.stdout.receive()
+                    *lines, buffer = buffer.split(b"\n")
+                    for line in lines:
+                        if line.strip():
+                            await read_send.send(_parse(line))
+
+    async def write_stdin() -> None:
+        assert process.stdin is not None
+        async with write_recv:
+            with suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+                async for message in write_recv:
+                    data = message.message.model_dump_json(by_alias=True, exclude_unset=True)
+                    await process.stdin.send(data.encode("utf-8") + b"\n")
+
+    async def read_stderr() -> None:
+        assert process.stderr is not None
+        buffer = b""
+        with suppress(anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
+            while True:
+                buffer += await process.stderr.receive()
+                *lines, buffer = buffer.split(b"\n")
+                for raw in lines:
+                    line = raw.decode("utf-8", errors="replace")
+                    child.stderr_tail.append(line)
+                    if errlog is not None:
+                        errlog.write(line + "\n")
+                    else:
+                        logger.info("[%s] %s", label, line)
+
+    async def watch_exit() -> None:
+        # Polled, not process.wait(): that also waits for pipe EOF, which a grandchild holding
+        # an inherited pipe can delay forever.
+        while process.returncode is None:
+            await anyio.sleep(_POLL)
+        child.returncode = process.returncode
+        on_exit()
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(read_stdout)
+        group.start_soon(write_stdin)
+        group.start_soon(read_stderr)
+        group.start_soon(watch_exit)
+        try:
+            yield read_recv, write_send
+        finally:
+            with anyio.CancelScope(shield=True):
+                await _stop(process)
+                child.returncode = process.returncode
+            group.cancel_scope.cancel()
+
+
+def _parse(line: bytes) -> SessionMessage | Exception:
+    try:
+        return SessionMessage(types.jsonrpc_message_adapter.validate_json(line, by_name=False))
+    except ValueError as exc:
+        logger.warning("an upstream wrote a line that is not JSON-RPC: %.200r", line)
+        return exc
+
+
+async def _stop(process: anyio.abc.Process) -> None:
+    """Close stdin, wait, SIGTERM the group, wait, SIGKILL the group; then sweep the group."""
+    with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+        if process.stdin is not None:
+            await process.stdin.aclose()
+    if not await _exited(process, _EXIT_GRACE):
+        _signal_group(process.pid, signal.SIGTERM)
+        if not await _exited(process, _TERM_GRACE):
+            _signal_group(process.pid, signal.SIGKILL)
+            await _exited(process, _TERM_GRACE)
+    # The leader is gone, but what it started may still run in its group: end it too.
+    _signal_group(process.pid, signal.SIGKILL)
+    # aclose() closes the pipes and reaps the process, so asyncio's transport is not left
+    # to be closed by the garbage collector (after the loop may be gone).
+    with anyio.move_on_after(_TERM_GRACE), suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+        await process.aclose()
+
+
+async def _exited(process: anyio.abc.Process, timeout: float) -> bool:
+    with anyio.move_on_after(timeout):
+        while process.returncode is None:
+            await anyio.sleep(_POLL)
+    return process.returncode is not None
+
+
+def _signal_group(pgid: int, sig: signal.Signals) -> None:
+    with suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)

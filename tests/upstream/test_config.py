@@ -1,0 +1,115 @@
+"""The mcpServers config: what loads, what is reported, and that one bad entry spares the rest."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from votr_mcp.config import DEFAULT_TIMEOUT, load_upstreams, parse_upstreams
+from votr_mcp.errors import ConfigError
+
+
+def test_a_claude_desktop_config_loads_with_its_other_keys_ignored(tmp_path: Path) -> None:
+    path = tmp_path / "claude_desktop_config.json"
+    path.write_text(json.dumps({
+        "globalShortcut": "Ctrl+Space",
+        "mcpServers": {
+            "memory": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"], "env": {"MEMORY_FILE_PATH": "/tmp/m.jsonl"}},
+            "remote": {"type": "http", "url": "https://example.com/mcp", "headers": {"Authorization": "Bearer x"}},
+            "legacy": {"transport": "sse", "url": "https://example.com/sse"},
+        },
+    }))
+    config = load_upstreams(path, environ={})
+    assert config.problems == ()
+    memory, remote, legacy = config.servers
+    assert (memory.name, memory.transport, memory.command) == ("memory", "stdio", "npx")
+    assert memory.args == ("-y", "@modelcontextprotocol/server-memory")
+    assert memory.env == {"MEMORY_FILE_PATH": "/tmp/m.jsonl"}
+    assert memory.timeout == DEFAULT_TIMEOUT and memory.trust == "auto" and memory.pinned == ()
+    assert (remote.transport, remote.url, remote.headers) == ("http", "https://example.com/mcp", {"Authorization": "Bearer x"})
+    assert legacy.transport == "sse"
+
+
+def test_a_url_without_a_type_is_streamable_http_unless_it_ends_in_sse() -> None:
+    config = parse_upstreams({"mcpServers": {"a": {"url": "http://h/mcp"}, "b": {"url": "http://h/sse"}, "c": {"type": "streamable-http", "url": "http://h/x"}}})
+    assert [s.transport for s in config.servers] == ["http", "sse", "http"]
+
+
+def test_a_bad_entry_names_the_entry_and_field_and_the_others_still_load() -> None:
+    config = parse_upstreams({"mcpServers": {
+        "good": {"command": "server-a"},
+        "numbers": {"command": "server-b", "args": ["--port", 8080]},
+        "nothing": {},
+        "both": {"command": "x", "url": "http://h/mcp"},
+        "wrongtype": {"type": "websocket", "url": "ws://h"},
+        "slow": {"command": "server-c", "votr": {"timeout": -1}},
+        "alsogood": {"url": "https://h/mcp"},
+    }})
+    assert [s.name for s in config.servers] == ["good", "alsogood"]
+    messages = [str(p) for p in config.errors]
+    assert messages[0].startswith("mcpServers.numbers.args[1]: must be a string, got 8080")
+    assert messages[1].startswith("mcpServers.nothing.command: missing")
+    assert messages[2].startswith("mcpServers.both.url: a stdio entry takes 'command', not 'url'")
+    assert messages[3].startswith("mcpServers.wrongtype.type: 'websocket' is not a transport")
+    assert messages[4].startswith("mcpServers.slow.votr.timeout: must be a positive number of seconds")
+    assert all(m.endswith("this server was skipped") for m in messages)
+
+
+def test_unknown_fields_are_warnings_and_the_entry_still_loads() -> None:
+    config = parse_upstreams({"mcpServers": {"a": {"command": "x", "comand": "typo", "autoApprove": [], "votr": {"pinnned": []}}}})
+    assert [s.name for s in config.servers] == ["a"]
+    assert config.errors == ()
+    assert [str(p) for p in config.problems] == [
+        'warning: mcpServers.a.comand: unknown field, ignored (votr settings go under "votr")',
+        "warning: mcpServers.a.votr.pinnned: unknown votr setting, ignored; known: ['disabled', 'pinned', 'startup_timeout', 'timeout', 'trust']",
+    ]
+
+
+def test_votr_settings_are_read_from_the_votr_block_and_cline_style_top_level_fields() -> None:
+    config = parse_upstreams({"mcpServers": {
+        "a": {"command": "x", "timeout": 5, "disabled": True},
+        "b": {"command": "y", "votr": {"timeout": 7.5, "startup_timeout": 90, "trust": "manual", "pinned": ["search"]}},
+    }})
+    a, b = config.servers
+    assert (a.timeout, a.disabled) == (5.0, True)
+    assert (b.timeout, b.startup_timeout, b.trust, b.pinned) == (7.5, 90.0, "manual", ("search",))
+    assert config.enabled == (b,)
+
+
+def test_environment_variables_are_expanded_and_an_unset_one_is_an_error() -> None:
+    document = {"mcpServers": {
+        "a": {"command": "${BIN:-node}", "args": ["--root", "${HOME}/data"], "env": {"TOKEN": "${TOKEN}"}},
+        "b": {"url": "https://h/mcp", "headers": {"Authorization": "Bearer ${MISSING}"}},
+    }}
+    config = parse_upstreams(document, environ={"HOME": "/home/u", "TOKEN": "t0k"})
+    (a,) = config.servers
+    assert (a.command, a.args, dict(a.env)) == ("node", ("--root", "/home/u/data"), {"TOKEN": "t0k"})
+    assert str(config.errors[0]).startswith("mcpServers.b.headers.Authorization: uses ${MISSING}, which is not set")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("{not json", "is not valid JSON"),
+        ("[]", "must be a JSON object"),
+        ('{"servers_typo": {}}', "has no 'mcpServers' object"),
+        ('{"mcpServers": []}', "must be an object mapping server names"),
+    ],
+)
+def test_a_file_that_cannot_be_used_at_all_raises_a_config_error_saying_why(tmp_path: Path, text: str, expected: str) -> None:
+    path = tmp_path / "c.json"
+    path.write_text(text)
+    with pytest.raises(ConfigError, match=expected):
+        load_upstreams(path, environ={})
+
+
+def test_a_missing_file_says_what_to_pass(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="does not exist; pass a JSON file with an 'mcpServers' object"):
+        load_upstreams(tmp_path / "nope.json")
+
+
+def test_vs_code_servers_key_is_read_when_mcp_servers_is_absent() -> None:
+    config = parse_upstreams({"servers": {"a": {"type": "stdio", "command": "x"}}})
+    assert [s.name for s in config.servers] == ["a"]
