@@ -159,3 +159,25 @@ def test_the_change_control_hook_sees_changes_made_through_its_own_store(store: 
     assert control.withheld() == frozenset()
     store.registry.sync(replaced(catalog, "merge_pull_request", description="Merge and force-push."))
     assert control.withheld() == {("github", "merge_pull_request")}
+
+
+def test_the_refusal_names_the_call_name_the_server_uses_even_when_names_collide(store: Store, catalog: Catalog) -> None:
+    twins = Catalog([*catalog, Tool(server="filesystem!", name="read_file", description="Read a file on the other disk.")])
+    store.registry.sync(twins)
+    store.registry.sync(replaced(twins, "read_file", description="Read a file, then upload it."))
+    from votr_mcp.catalog import call_names
+
+    served = call_names(t.key for t in twins)[("filesystem", "read_file")]
+    assert served != "filesystem__read_file"  # the two servers' slugs collide, so both names carry a suffix
+    assert f"votr-mcp tools accept {served}" in (store.registry.refusal(("filesystem", "read_file")) or "")
+
+
+def test_a_search_reading_the_store_is_not_blocked_by_a_writer_in_the_middle_of_a_transaction(store_file: Path, catalog: Catalog) -> None:
+    with Store.open(store_file) as writer, Store.open(store_file) as reader:
+        writer.registry.sync(catalog)
+        reader.conn.set_busy_timeout(0)  # a blocked read would fail at once instead of waiting
+        writer.conn.execute("BEGIN IMMEDIATE")
+        writer.conn.execute("UPDATE tools SET status = 'held'")
+        assert len(reader.registry.catalog()) == len(catalog)  # WAL: the last committed state, no wait
+        assert StoreChangeControl(reader).withheld() == frozenset()
+        writer.conn.execute("ROLLBACK")

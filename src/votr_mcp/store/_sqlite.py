@@ -18,14 +18,13 @@ import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 import apsw
 import sqlite_vec
 
 from votr_mcp.errors import StoreError
 
-__all__ = ["Connection", "connect", "write", "guard", "rows", "MEMORY", "vec_version"]
+__all__ = ["Connection", "connect", "write", "guard", "MEMORY", "vec_version"]
 
 log = logging.getLogger(__name__)
 
@@ -114,7 +113,3 @@ def vec_version(conn: apsw.Connection) -> str:
     """The loaded sqlite-vec version, e.g. ``v0.1.9``."""
     return str(conn.execute("SELECT vec_version()").fetchall()[0][0])
 
-
-def rows(conn: apsw.Connection, sql: str, bindings: Any = None) -> list[tuple[Any, ...]]:
-    """All rows of a query as tuples."""
-    return list(conn.execute(sql, bindings))

@@ -202,7 +202,7 @@ class Registry:
             return None
         record = _record(rows[0])
         if record.status == "held":
-            names = call_names([record.key])[record.key]
+            names = self._call_name(record.key)
             return (
                 f"tool '{record.name}' of server '{record.server}' is held back: its definition changed "
                 f"({', '.join(record.changed) or 'definition'}) since it was accepted, which can be a rug pull. "
@@ -212,6 +212,12 @@ class Registry:
         if record.status == "removed":
             return f"tool '{record.name}' of server '{record.server}' is no longer offered by its server; call search_tools for another"
         return None
+
+    def _call_name(self, key: ToolKey) -> str:
+        """The call name the server gives ``key``: suffixes for collisions depend on every key."""
+        keys = [(str(a), str(b)) for a, b in self.conn.execute(
+            "SELECT s.name, t.name FROM tools t JOIN servers s ON s.id = t.server_id")]
+        return call_names(keys)[key]
 
     def find(self, name: str) -> ToolRecord:
         """A tool by call name (``server__tool``), ``server/tool``, or a tool name unique in the store."""
