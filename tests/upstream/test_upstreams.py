@@ -50,7 +50,7 @@ async def test_a_call_past_its_deadline_raises_upstream_timeout_and_is_cancelled
     async with Upstreams([toy()]) as upstreams:
         with anyio.fail_after(START):
             await upstreams.wait_started()
-            with pytest.raises(UpstreamTimeout, match=r"upstream 'toy' tool 'wait_forever' did not answer within 0.5s"):
+            with pytest.raises(UpstreamTimeout, match=r"upstream 'toy' tool 'wait_forever' timed out: no answer within 0.5s; the request was cancelled upstream"):
                 await upstreams.call("toy", "wait_forever", timeout=0.5)
             # The server saw notifications/cancelled: its handler was cancelled, and it still serves.
             counted = await upstreams.call("toy", "cancellations", {"at_least": 1})

@@ -340,12 +340,12 @@ class Upstream:
                 return await client.call_tool(tool, arguments, read_timeout_seconds=limit)
         except TimeoutError:
             self._refresh_wanted.set()
-            raise UpstreamTimeout(f"{where} did not answer within {limit:g}s; the request was cancelled") from None
+            raise UpstreamTimeout(f"{where} timed out: no answer within {limit:g}s; the request was cancelled") from None
         except MCPError as exc:
             if exc.error.code == types.REQUEST_TIMEOUT:
                 # A server that answers nothing at all fails this re-harvest too and is restarted.
                 self._refresh_wanted.set()
-                raise UpstreamTimeout(f"{where} did not answer within {limit:g}s; the request was cancelled upstream") from exc
+                raise UpstreamTimeout(f"{where} timed out: no answer within {limit:g}s; the request was cancelled upstream") from exc
             if exc.error.code == types.CONNECTION_CLOSED:
                 self._mark_lost("the connection closed during a call")
                 why = self._lost_reason or "the connection closed"

@@ -1,0 +1,57 @@
+"""Upstreams against the five real reference servers (npm and PyPI), as users run them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from toy_upstreams import wait_gone
+
+from votr_mcp.config import parse_upstreams
+from votr_mcp.upstream import Upstreams, harvest
+
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
+
+# One tool each server is known to publish, to prove the harvest read the real listing.
+KNOWN = {
+    "everything": "echo",
+    "filesystem": "read_text_file",
+    "memory": "create_entities",
+    "time": "get_current_time",
+    "git": "git_status",
+}
+
+
+async def test_the_five_real_servers_are_harvested_concurrently(upstream_config: dict[str, Any]) -> None:
+    config = parse_upstreams(upstream_config)
+    with anyio.fail_after(120):
+        result = await harvest(config)
+    assert result.failed == ()
+    assert set(result.statuses) == set(KNOWN)
+    for name, tool in KNOWN.items():
+        names = [t.name for t in result.tools if t.server == name]
+        assert tool in names, f"{name} did not list {tool}: {names}"
+        assert result.statuses[name].tool_count == len(names) > 0
+    # Legacy (npm, 2025-11-25) and modern (PyPI, 2026-07-28) servers are both spoken.
+    assert {s.protocol_version for s in result.statuses.values()} >= {"2025-11-25"}
+
+
+async def test_calls_to_real_servers_return_their_results_and_errors_unchanged(upstream_config: dict[str, Any], tmp_path: Path, linux_proc: None) -> None:
+    config = parse_upstreams(upstream_config)
+    hello = tmp_path / "upstreams" / "filesystem" / "files" / "hello.txt"
+    async with Upstreams(config) as upstreams:
+        with anyio.fail_after(120):
+            statuses = await upstreams.wait_started()
+            now = await upstreams.call("time", "get_current_time", {"timezone": "UTC"})
+            echo = await upstreams.call("everything", "echo", {"message": "over the proxy"})
+            text = await upstreams.call("filesystem", "read_text_file", {"path": str(hello)})
+            outside = await upstreams.call("filesystem", "read_text_file", {"path": "/etc/hostname"})
+    assert all(s.state == "ready" for s in statuses.values()), statuses
+    assert now.is_error is False and now.structured_content is not None and now.structured_content["timezone"] == "UTC"
+    assert echo.content[0].text == "Echo: over the proxy"
+    assert text.content[0].text.strip() == "hello from the votr-mcp tests"
+    assert outside.is_error is True and "denied" in outside.content[0].text.lower()
+    # Every server process (npm wrappers and Python entry points alike) is gone after close.
+    await wait_gone(*(s.pid for s in statuses.values() if s.pid is not None), within=15)
