@@ -17,10 +17,10 @@ class RetrievalConfig:
     dense: bool = True
     bm25: bool = True
     sparse: bool = True
-    hierarchical: bool = True
+    hierarchical: bool = False
     tool2vec: bool = True
-    dice: bool = True
-    intent: bool = True
+    dice: bool = False
+    intent: bool = False
     expansion: bool = True
     decompose: bool = True
     adaptive_k: bool = True
@@ -29,15 +29,16 @@ class RetrievalConfig:
     w_dense: float = 1.0
     w_flat_dense: float = 0.0
     w_bm25: float = 1.0
-    w_sparse: float = 0.35
-    w_hint: float = 1.0
-    rrf_k: int = 60
-    depth: int = 50
+    w_sparse: float = 1.0
+    w_hint: float = 3.0  # an explicit hint from the agent outweighs any one list
+    rrf_k: int = 10
+    fusion: str = "gap"  # "rrf" (rank-based) or "gap" (each list's top scores rescaled to (0, 1])
+    depth: int = 20
 
     # Reranks applied to the `head` best fused candidates only, in RRF units (1/(rrf_k+1) ≈ 0.016).
     head: int = 10
     dice_weight: float = 0.01
-    intent_weight: float = 0.004
+    intent_weight: float = 0.05
 
     # Overlap expansion: add a same-capability tool of another server when its vector is this close.
     expansion_cosine: float = 0.92
@@ -69,4 +70,4 @@ class RetrievalConfig:
 def naive_hybrid() -> RetrievalConfig:
     """The baseline the issue measures against: BM25 + TF-IDF + flat MiniLM fused by RRF, nothing after."""
     return RetrievalConfig(hierarchical=False, tool2vec=False, dice=False, intent=False, expansion=False,
-                           decompose=False, adaptive_k=False)
+                           decompose=False, adaptive_k=False, fusion="rrf", rrf_k=60, depth=50, w_sparse=0.35)

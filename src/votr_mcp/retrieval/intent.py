@@ -8,9 +8,9 @@ from votr_mcp.index.tokenize import split_identifier, stem
 
 __all__ = ["query_bulk", "tool_bulk", "split_needs"]
 
-_BULK_QUERY = frozenset({"all", "every", "each", "multiple", "batch", "bulk", "many", "several", "list"})
+_BULK_QUERY = frozenset({"all", "every", "each", "multiple", "batch", "bulk", "many", "several"})
 _SINGLE_QUERY = frozenset({"a", "an", "one", "single", "this", "that", "specific", "particular"})
-_BULK_TOOL = frozenset({"all", "batch", "bulk", "many", "multiple", "list", "search"})
+_BULK_TOOL = frozenset({"all", "batch", "bulk", "many", "multiple"})
 _WORD = re.compile(r"[a-z0-9]+")
 
 

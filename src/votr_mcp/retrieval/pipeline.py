@@ -230,7 +230,10 @@ class Retriever:
                 order = order[s[order] > 0]
             else:
                 order = order[np.isfinite(s[order])]
-            np.add(fused, rrf(order, weight, n, cfg.rrf_k), out=fused)
+            if cfg.fusion == "rrf":
+                np.add(fused, rrf(order, weight, n, cfg.rrf_k), out=fused)
+            elif len(order):
+                np.add.at(fused, order, weight * _gap_normalised(s[order]))
 
         tokens = tokenize(text)
         if vec is not None and self._dense is not None:
@@ -258,17 +261,35 @@ class Retriever:
         scale = cfg.rrf_k + 1.0
         if cfg.dice or cfg.intent:
             q_tokens = set(tokens)
-            qb = query_bulk(text) if cfg.intent else 0
-            for j, i in enumerate(head[: cfg.head]):
-                bonus = 0.0
-                if cfg.dice:
-                    bonus += cfg.dice_weight * (dice(q_tokens, self._name_tokens[i]) + dice(q_tokens, self._server_tokens[i]))
-                if qb and self._bulk[i]:
-                    bonus += cfg.intent_weight * (1.0 if qb == self._bulk[i] else -1.0)
-                scores[j] += bonus * 60.0 / scale  # weights are stated for rrf_k = 60
+            top = head[: cfg.head]
+            if cfg.dice:
+                for j, i in enumerate(top):
+                    d = dice(q_tokens, self._name_tokens[i]) + dice(q_tokens, self._server_tokens[i])
+                    scores[j] += cfg.dice_weight * d * 60.0 / scale  # weights are stated for rrf_k = 60
+            if cfg.intent:
+                scores[: len(top)] += cfg.intent_weight * self._sibling_intent(text, top) * 60.0 / scale
         order = np.argsort(-scores, kind="stable")[: cfg.ranked_size]
         ranked = head[order]
         return _Ranking(ranked, scores[order], cos[ranked])
+
+    def _sibling_intent(self, text: str, head: NDArray[np.intp]) -> NDArray[np.float64]:
+        """+1/−1 for head tools whose bulk-ness matches/contradicts the query's, but only where a
+        sibling of the other kind (same server, a shared name word) is also in the head: the rule
+        is there to pick between delete_file and delete_all_files, not to rank unrelated tools."""
+        out = np.zeros(len(head))
+        qb = query_bulk(text)
+        if qb == 0:
+            return out
+        for a, i in enumerate(head):
+            bi = self._bulk[i]
+            if bi == 0:
+                continue
+            for j in head:
+                if (j != i and self._bulk[j] == -bi and self._server_of[j] == self._server_of[i]
+                        and self._name_tokens[i] & self._name_tokens[j]):
+                    out[a] = 1.0 if bi == qb else -1.0
+                    break
+        return out
 
     def _hits(self, ranking: _Ranking, limit: int, p: NDArray[np.float64] | None, threshold: float | None,
               need: int | None) -> list[Hit]:
@@ -334,32 +355,41 @@ class Retriever:
         return SearchResult(query, tuple(hits), tuple(ranked), len(hits), tier, not hits, reason, use_dense,
                             (), ranking.cosines, rel)
 
+    def _merge(self, whole: _Ranking, rankings: list[_Ranking]) -> _Ranking:
+        """RRF over the whole query's list (weight w_whole) and each need's list, except that the whole
+        query's best stays first: a single-need query wrongly split then keeps its top-1."""
+        cfg, n = self.config, len(self.catalog)
+        merged = rrf(whole.order, cfg.w_whole, n, cfg.rrf_k)
+        for r in rankings:
+            merged += rrf(r.order, 1.0, n, cfg.rrf_k)
+        if len(whole.order):
+            merged[whole.order[0]] = merged.max() + 1.0
+        order = top_k(np.where(merged > 0, merged, -np.inf), cfg.ranked_size)
+        order = order[merged[order] > 0]
+        cos_all = {int(i): float(c) for r in [whole, *rankings] for i, c in zip(r.order, r.cosines)}
+        return _Ranking(order, merged[order], np.array([cos_all.get(int(i), 0.0) for i in order]))
+
     def _multi(self, query: str, needs: list[str], whole: _Ranking, rankings: list[_Ranking], use_dense: bool,
                max_results: int | None) -> SearchResult:
         cfg, n = self.config, len(self.catalog)
         groups: list[Need] = []
         hits: list[Hit] = []
         seen: set[ToolKey] = set()
-        merged = rrf(whole.order, cfg.w_whole, n, cfg.rrf_k)
         for index, (text, ranking) in enumerate(zip(needs, rankings)):
             need_hits, need_ranked, _ = self._result_parts(ranking, use_dense, None, index)
             groups.append(Need(text, tuple(need_hits), tuple(need_ranked), not need_hits))
-            merged += rrf(ranking.order, 1.0, n, cfg.rrf_k)
             for h in need_hits:
                 if h.key not in seen:
                     seen.add(h.key)
                     hits.append(h)
         if max_results is not None:
             hits = hits[:max_results]
-        order = top_k(np.where(merged > 0, merged, -np.inf), cfg.ranked_size)
-        order = order[merged[order] > 0]
-        cos_all = {int(i): c for r in [whole, *rankings] for i, c in zip(r.order, r.cosines)}
-        merged_ranking = _Ranking(order, merged[order], np.array([cos_all.get(int(i), 0.0) for i in order]))
-        _, ranked, _ = self._result_parts(replace(merged_ranking), use_dense, None, None)
+        merged_ranking = self._merge(whole, rankings)
+        _, ranked, _ = self._result_parts(merged_ranking, use_dense, None, None)
         abstained = not hits
         reason = f"{len(needs)} needs; " + ("no need has a fitting tool" if abstained else "tools grouped by need")
         tier = hits[0].tier if hits else "none"
-        rel = merged_ranking.fused / merged_ranking.fused[0] if len(order) else np.zeros(0)
+        rel = merged_ranking.fused / merged_ranking.fused[0] if len(merged_ranking.order) else np.zeros(0)
         return SearchResult(query, tuple(hits), tuple(ranked), len(hits), tier, abstained, reason, use_dense,
                             tuple(groups), merged_ranking.cosines, rel)
 
@@ -369,3 +399,12 @@ def _near_best(scores: NDArray[np.floating], share: float = 0.8) -> NDArray[np.f
     s = np.asarray(scores, dtype=np.float64)
     best = float(s.max()) if s.size else 0.0
     return np.where(s >= share * best, s, 0.0) if best > 0 else np.zeros_like(s)
+
+
+def _gap_normalised(top: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Scores of one list's top entries mapped to (0, 1]: 1 for the best, towards 0 at the cut,
+    so a list whose best is far ahead of the rest votes for it more strongly than RRF would."""
+    hi, lo = float(top[0]), float(top[-1])
+    if hi - lo <= 1e-12:
+        return np.ones_like(top)
+    return 0.05 + 0.95 * (top - lo) / (hi - lo)
