@@ -1,6 +1,7 @@
 """Incremental indexing and warm start over a real store (figures for eval/KNN.md).
 
     python eval/bench_store.py swap [--catalog ../shared/bench/mcpzero/tools.jsonl] [--repeats 7]
+    python eval/bench_store.py load STORE... [--repeats 5]
     python eval/bench_store.py warm-start --store PATH [--repeats 5] [-- extra serve arguments]
 
 ``swap`` indexes the catalog into a copy of a store (vectors for it are reused when the store
@@ -10,6 +11,8 @@ at --store already has them), then times, with the model already loaded:
   - re-harvesting only that tool's server with one change (what tools/list_changed does);
   - the retriever rebuild over the new catalog from the store's vectors (R1's with_catalog),
     which is the in-memory part of swapping a changed tool in.
+
+``load`` times what a restarted server reads from a store before it can search.
 
 ``warm-start`` launches ``votr-mcp serve --store PATH`` over stdio with a real MCP client and
 times launch -> first search_tools answer, and reports whether dense retrieval took part.
@@ -119,6 +122,34 @@ def swap(args: argparse.Namespace) -> int:
     return 0
 
 
+def load(args: argparse.Namespace) -> int:
+    """What a restarted server reads from the store before it can search: open + catalog
+    (+ the vectors of every dense text, as the retriever's cache lookups do)."""
+    from votr_mcp.index.dense import MINILM_ID
+    from votr_mcp.store import Store, dense_texts
+    from votr_mcp.store.indexing import text_hash
+
+    print(f"| store | tools | open ms | catalog ms | vectors ms (texts) | (median of {args.repeats}) |")
+    print("|---|---|---|---|---|---|")
+    for path in args.stores:
+        opened, listed, fetched = [], [], []
+        for _ in range(args.repeats):
+            t0 = time.perf_counter()
+            store = Store.open(path)
+            t1 = time.perf_counter()
+            catalog = store.registry.catalog(include_held=True)
+            t2 = time.perf_counter()
+            tools, servers = dense_texts(catalog)
+            found = store.vectors.get_many(MINILM_ID, [text_hash(t) for t in tools + servers])
+            t3 = time.perf_counter()
+            store.close()
+            opened.append(t1 - t0)
+            listed.append(t2 - t1)
+            fetched.append(t3 - t2)
+        print(f"| {path.name} | {len(catalog):,} | {median_ms(opened)} | {median_ms(listed)} | {median_ms(fetched)} ({len(found):,}) | |")
+    return 0
+
+
 def warm_start(args: argparse.Namespace) -> int:
     import anyio
 
@@ -157,12 +188,15 @@ def main() -> int:
     s.add_argument("--catalog", type=Path, default=DEFAULT_CATALOG)
     s.add_argument("--store", type=Path, default=DEFAULT_STORE, help="a store whose vectors to reuse (copied, not changed)")
     s.add_argument("--repeats", type=int, default=7)
+    ld = sub.add_parser("load")
+    ld.add_argument("stores", type=Path, nargs="+")
+    ld.add_argument("--repeats", type=int, default=5)
     w = sub.add_parser("warm-start")
     w.add_argument("--store", type=Path, required=True)
     w.add_argument("--repeats", type=int, default=5)
     w.add_argument("serve_args", nargs="*", help="extra arguments for votr-mcp serve (after --)")
     args = parser.parse_args()
-    return swap(args) if args.what == "swap" else warm_start(args)
+    return {"swap": swap, "load": load, "warm-start": warm_start}[args.what](args)
 
 
 if __name__ == "__main__":
