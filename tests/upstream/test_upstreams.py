@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import io
 import os
+import sys
 
 import anyio
 import pytest
@@ -28,7 +30,7 @@ async def test_every_page_of_tools_list_is_harvested_into_catalog_tools() -> Non
         tools = upstreams.tools("toy")
     assert statuses["toy"].state == "ready"
     assert statuses["toy"].protocol_version == "2026-07-28"
-    assert [t.name for t in tools] == ["echo", "whoami", "wait_forever", "cancellations", "add_tool", "crash"] + [f"filler_{i}" for i in range(5)]
+    assert [t.name for t in tools] == ["echo", "whoami", "wait_forever", "cancellations", "add_tool", "crash", "header"] + [f"filler_{i}" for i in range(5)]
     echo = tools[0]
     assert (echo.server, echo.description) == ("toy", "Echo the given text back.")
     assert echo.input_schema == {"type": "object", "properties": {"text": {"type": "string"}}}
@@ -164,3 +166,20 @@ async def test_closing_stops_the_server_and_everything_it_started(linux_proc: No
     assert upstreams.status("toy").state == "stopped"
     await wait_gone(pids["pid"], pids["grandchild"])
     assert os.getpid() not in (pids["pid"], pids["grandchild"])
+
+
+async def test_a_server_that_exits_at_start_is_reported_with_its_exit_code_and_last_stderr_line() -> None:
+    script = "import sys; print('Error: cannot find module foo', file=sys.stderr); sys.exit(7)"
+    config = parse_upstreams({"mcpServers": {"broken": {"command": sys.executable, "args": ["-c", script]}}})
+    async with Upstreams(config, errlog=io.StringIO()) as upstreams:
+        with anyio.fail_after(START):
+            statuses = await upstreams.wait_started()
+    assert statuses["broken"].error == (
+        "the server exited or closed the connection during the handshake; the process exited with code 7: Error: cannot find module foo"
+    )
+
+
+async def test_an_error_in_the_callers_own_block_comes_out_unwrapped() -> None:
+    with pytest.raises(KeyError, match="mine"):
+        async with Upstreams([toy("mute", "--silent", startup_timeout=30)]):
+            raise KeyError("mine")

@@ -1,6 +1,6 @@
 """A small, real MCP server over stdio whose misbehaviour the upstream tests control.
 
-    python toy_server.py [--page-size N] [--fillers N] [--legacy] [--silent] [--grandchild]
+    python toy_server.py [--page-size N] [--fillers N] [--legacy] [--silent] [--grandchild] [--http PORT]
 
 Tools: ``echo``, ``whoami`` (its pid, and its grandchild's), ``wait_forever`` (never returns;
 counts the cancellations it receives), ``cancellations`` (waits until that count reaches
@@ -9,7 +9,8 @@ counts the cancellations it receives), ``cancellations`` (waits until that count
 of ``--page-size``. ``--legacy`` answers ``server/discover`` with "method not found" so clients fall back to
 the 2025 handshake, where list_changed is a plain notification. ``--silent`` reads stdin and
 never answers anything. ``--grandchild`` starts a long ``sleep`` child, to check that
-cleanup reaches the whole process tree.
+cleanup reaches the whole process tree. ``--http PORT`` serves streamable HTTP at ``/mcp``
+and SSE at ``/sse`` instead of stdio (``header`` then echoes a request header).
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ def build(args: argparse.Namespace) -> Server:
         _tool("cancellations", "Wait until at_least cancellations arrived.", {"at_least": {"type": "integer"}}),
         _tool("add_tool", "Register a new tool and announce it.", {"name": {"type": "string"}}),
         _tool("crash", "Exit the server process in the middle of the call."),
+        _tool("header", "Return an HTTP request header (HTTP transports only).", {"name": {"type": "string"}}),
     ]
     tools += [_tool(f"filler_{i}", f"Filler tool number {i} for pagination.") for i in range(args.fillers)]
     cancelled = {"count": 0}
@@ -82,6 +84,10 @@ def build(args: argparse.Namespace) -> Server:
             return _text("added")
         if params.name == "crash":
             os._exit(3)
+        if params.name == "header":
+            request = getattr(ctx, "request", None)
+            value = request.headers.get(str(arguments.get("name"))) if request is not None else None
+            return _text(str(value), structured={"value": value})
         if any(t.name == params.name for t in tools):
             return _text(f"{params.name} ran")
         raise MCPError(types.INVALID_PARAMS, f"unknown tool {params.name}")
@@ -129,6 +135,28 @@ async def serve(args: argparse.Namespace) -> None:
             group.cancel_scope.cancel()
 
 
+def serve_http(args: argparse.Namespace) -> None:
+    """Streamable HTTP at /mcp and legacy SSE at /sse on 127.0.0.1:PORT."""
+    import uvicorn
+    from mcp.server.sse import SseServerTransport
+    from starlette.requests import Request
+    from starlette.responses import Response
+    from starlette.routing import Mount, Route
+
+    server = build(args)
+    options = server.create_initialization_options(NotificationOptions(tools_changed=True))
+    app = server.streamable_http_app(host="127.0.0.1")
+    sse = SseServerTransport("/messages/")
+
+    async def sse_endpoint(request: Request) -> Response:
+        async with sse.connect_sse(request.scope, request.receive, request._send) as (read, write):
+            await server.run(read, write, options)
+        return Response()
+
+    app.router.routes.extend([Route("/sse", endpoint=sse_endpoint, methods=["GET"]), Mount("/messages/", app=sse.handle_post_message)])
+    uvicorn.run(app, host="127.0.0.1", port=args.http, log_level="warning")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--page-size", type=int, default=3)
@@ -136,7 +164,11 @@ def main() -> None:
     parser.add_argument("--legacy", action="store_true")
     parser.add_argument("--silent", action="store_true")
     parser.add_argument("--grandchild", action="store_true")
+    parser.add_argument("--http", type=int, metavar="PORT", help="serve HTTP on this port instead of stdio")
     args = parser.parse_args()
+    if args.http:
+        serve_http(args)
+        return
     if args.silent:
         for _ in sys.stdin:  # read and never answer, until stdin closes
             pass

@@ -72,7 +72,15 @@ class Upstreams:
         stack, self._stack = self._stack, None
         if stack is None:
             return None
-        return await stack.__aexit__(exc_type, exc, tb)
+        try:
+            return await stack.__aexit__(exc_type, exc, tb)
+        except BaseException as raised:
+            # The task group wraps an error of the caller's own block in an exception group;
+            # hand the caller back the error it raised, not a wrapper around it.
+            inner = getattr(raised, "exceptions", None)
+            if exc is not None and isinstance(inner, tuple) and len(inner) == 1 and inner[0] is exc:
+                raise exc from None
+            raise
 
     @property
     def names(self) -> tuple[str, ...]:

@@ -37,6 +37,7 @@ _EXIT_GRACE = 2.0  # seconds for a server to exit by itself once its stdin is cl
 _TERM_GRACE = 2.0  # seconds between SIGTERM and SIGKILL
 _POLL = 0.05  # how often a waiting shutdown looks at the exit status
 _STDERR_TAIL = 20
+_STDERR_DRAIN = 1.0  # seconds to read what a dead server left in its stderr pipe
 
 
 @dataclass
@@ -107,6 +108,8 @@ async def open_stdio(
                     data = message.message.model_dump_json(by_alias=True, exclude_unset=True)
                     await process.stdin.send(data.encode("utf-8") + b"\n")
 
+    stderr_done = anyio.Event()
+
     async def read_stderr() -> None:
         assert process.stderr is not None
         buffer = b""
@@ -121,6 +124,7 @@ async def open_stdio(
                         errlog.write(line + "\n")
                     else:
                         logger.info("[%s] %s", label, line)
+        stderr_done.set()
 
     async def watch_exit() -> None:
         # Polled, not process.wait(): that also waits for pipe EOF, which a grandchild holding
@@ -141,6 +145,11 @@ async def open_stdio(
             with anyio.CancelScope(shield=True):
                 await _stop(process)
                 child.returncode = process.returncode
+                # Its last words (why it failed to start) may still be in the pipe.
+                with anyio.move_on_after(_STDERR_DRAIN):
+                    await stderr_done.wait()
+                with anyio.move_on_after(_TERM_GRACE), suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+                    await process.aclose()
             group.cancel_scope.cancel()
 
 
@@ -153,7 +162,11 @@ def _parse(line: bytes) -> SessionMessage | Exception:
 
 
 async def _stop(process: anyio.abc.Process) -> None:
-    """Close stdin, wait, SIGTERM the group, wait, SIGKILL the group; then sweep the group."""
+    """Close stdin, wait, SIGTERM the group, wait, SIGKILL the group; then sweep the group.
+
+    The caller then closes the pipes with ``process.aclose()``, which also reaps the child,
+    so asyncio's transport is not left for the garbage collector (after the loop is gone).
+    """
     with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
         if process.stdin is not None:
             await process.stdin.aclose()
@@ -164,10 +177,6 @@ async def _stop(process: anyio.abc.Process) -> None:
             await _exited(process, _TERM_GRACE)
     # The leader is gone, but what it started may still run in its group: end it too.
     _signal_group(process.pid, signal.SIGKILL)
-    # aclose() closes the pipes and reaps the process, so asyncio's transport is not left
-    # to be closed by the garbage collector (after the loop may be gone).
-    with anyio.move_on_after(_TERM_GRACE), suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
-        await process.aclose()
 
 
 async def _exited(process: anyio.abc.Process, timeout: float) -> bool:
