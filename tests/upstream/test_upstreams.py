@@ -30,7 +30,7 @@ async def test_every_page_of_tools_list_is_harvested_into_catalog_tools() -> Non
         tools = upstreams.tools("toy")
     assert statuses["toy"].state == "ready"
     assert statuses["toy"].protocol_version == "2026-07-28"
-    assert [t.name for t in tools] == ["echo", "whoami", "wait_forever", "cancellations", "add_tool", "crash", "header"] + [f"filler_{i}" for i in range(5)]
+    assert [t.name for t in tools] == ["echo", "whoami", "wait_forever", "cancellations", "add_tool", "crash", "freeze", "header"] + [f"filler_{i}" for i in range(5)]
     echo = tools[0]
     assert (echo.server, echo.description) == ("toy", "Echo the given text back.")
     assert echo.input_schema == {"type": "object", "properties": {"text": {"type": "string"}}}
@@ -183,3 +183,24 @@ async def test_an_error_in_the_callers_own_block_comes_out_unwrapped() -> None:
     with pytest.raises(KeyError, match="mine"):
         async with Upstreams([toy("mute", "--silent", startup_timeout=30)]):
             raise KeyError("mine")
+
+
+async def test_a_server_that_hangs_after_starting_is_found_out_by_its_next_timeout_and_restarted(linux_proc: None) -> None:
+    back = anyio.Event()
+
+    def watch(status: UpstreamStatus) -> None:
+        if status.state == "ready" and status.attempts >= 2:
+            back.set()
+
+    async with Upstreams([toy("toy", timeout=1)], on_status=watch, backoff=FAST) as upstreams:
+        with anyio.fail_after(START):
+            await upstreams.wait_started()
+            frozen = upstreams.status("toy").pid
+            with pytest.raises(UpstreamTimeout, match="tool 'freeze' timed out: no answer within 1s"):
+                await upstreams.call("toy", "freeze")
+            # The timeout triggers a tools/list probe; it times out too, so the server is restarted.
+            await back.wait()
+            result = await upstreams.call("toy", "echo", {"text": "thawed"})
+    assert result.content[0].text == "thawed"
+    assert frozen is not None
+    await wait_gone(frozen)

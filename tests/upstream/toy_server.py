@@ -5,7 +5,7 @@
 Tools: ``echo``, ``whoami`` (its pid, and its grandchild's), ``wait_forever`` (never returns;
 counts the cancellations it receives), ``cancellations`` (waits until that count reaches
 ``at_least``), ``add_tool`` (registers a tool and announces tools/list_changed), ``crash``
-(exits mid-call), and ``--fillers`` plain tools so that ``tools/list`` spans several pages
+(exits mid-call), ``freeze`` (hangs the whole server), and ``--fillers`` plain tools so that ``tools/list`` spans several pages
 of ``--page-size``. ``--legacy`` answers ``server/discover`` with "method not found" so clients fall back to
 the 2025 handshake, where list_changed is a plain notification. ``--silent`` reads stdin and
 never answers anything. ``--grandchild`` starts a long ``sleep`` child, to check that
@@ -19,6 +19,7 @@ import argparse
 import os
 import subprocess
 import sys
+import time
 
 import anyio
 import mcp_types as types
@@ -45,6 +46,7 @@ def build(args: argparse.Namespace) -> Server:
         _tool("cancellations", "Wait until at_least cancellations arrived.", {"at_least": {"type": "integer"}}),
         _tool("add_tool", "Register a new tool and announce it.", {"name": {"type": "string"}}),
         _tool("crash", "Exit the server process in the middle of the call."),
+        _tool("freeze", "Block the whole server: it answers nothing from now on."),
         _tool("header", "Return an HTTP request header (HTTP transports only).", {"name": {"type": "string"}}),
     ]
     tools += [_tool(f"filler_{i}", f"Filler tool number {i} for pagination.") for i in range(args.fillers)]
@@ -84,6 +86,8 @@ def build(args: argparse.Namespace) -> Server:
             return _text("added")
         if params.name == "crash":
             os._exit(3)
+        if params.name == "freeze":
+            time.sleep(3600)  # blocks the event loop on purpose: a hung server
         if params.name == "header":
             request = getattr(ctx, "request", None)
             value = request.headers.get(str(arguments.get("name"))) if request is not None else None

@@ -4,7 +4,6 @@ Imported by name (pytest puts this folder on sys.path); the name is unique acros
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 from typing import Any

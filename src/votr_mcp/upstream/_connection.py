@@ -33,6 +33,7 @@ from votr_mcp import __version__
 from votr_mcp.catalog import Tool, content_hash, tool_from_mapping
 from votr_mcp.config import UpstreamConfig
 from votr_mcp.errors import UpstreamError, UpstreamTimeout
+from votr_mcp.upstream._failures import describe_failure
 from votr_mcp.upstream._status import Backoff, State, UpstreamStatus
 from votr_mcp.upstream._stdio import ChildProcess
 from votr_mcp.upstream._transport import open_transport
@@ -367,30 +368,3 @@ async def _run_callback(callback: Callable[..., Awaitable[None] | None], *args: 
             await result
     except Exception:  # a consumer's bug must not stop the upstream
         logger.exception("upstream callback %r failed", callback)
-
-
-def describe_failure(config: UpstreamConfig, exc: BaseException) -> str:
-    """A short, actionable reason for a failed connection attempt."""
-    leaves = list(_leaves(exc))
-    first = leaves[0] if leaves else exc
-    if isinstance(first, FileNotFoundError) and config.transport == "stdio":
-        return f"cannot start '{config.command}': command not found; check 'command' and PATH"
-    if isinstance(first, PermissionError) and config.transport == "stdio":
-        return f"cannot start '{config.command}': permission denied"
-    if isinstance(first, MCPError):
-        if first.error.code == types.CONNECTION_CLOSED:
-            return "the server exited or closed the connection during the handshake"
-        return f"handshake failed: {first.error.message} (code {first.error.code})"
-    if isinstance(first, UpstreamError):
-        return str(first)
-    text = str(first) or type(first).__name__
-    return f"{type(first).__name__}: {text}" if config.transport == "stdio" else f"cannot reach {config.url}: {text}"
-
-
-def _leaves(exc: BaseException) -> Any:
-    inner_exceptions = getattr(exc, "exceptions", None)  # an ExceptionGroup from the SDK's task groups
-    if isinstance(inner_exceptions, tuple):
-        for inner in inner_exceptions:
-            yield from _leaves(inner)
-    else:
-        yield exc
