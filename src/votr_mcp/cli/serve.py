@@ -33,7 +33,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     parser.add_argument("--expose", choices=("search", "all"), default="search", help="'all' also lists every upstream tool directly under its call name")
     parser.add_argument("--max-results", type=int, default=None, help="cap on tools per search (default: adaptive)")
     parser.add_argument("--no-dense", action="store_true", help="lexical retrieval only: do not load the embedding model")
-    parser.add_argument("--wait-for-dense", action="store_true", help="searches wait (up to 60 s) for the embedding model instead of answering lexically meanwhile")
+    parser.add_argument("--wait-for-dense", action="store_true", help="searches wait (up to 15 min) for the embedding model and catalog embeddings instead of answering lexically meanwhile")
     parser.add_argument("--guard-max-repeats", type=int, default=3, metavar="N", help="identical calls of a tool allowed within 60 s before the iteration guard evicts it (default 3)")
     parser.add_argument("--binding-mode", choices=("open", "strict"), default="open", help="strict: call_tool accepts only tools a search returned in this session")
     parser.add_argument("--store", default=None, metavar="PATH", help="SQLite registry (tools, embeddings, change control) used with --config; default under your user data dir; 'none' to keep nothing")

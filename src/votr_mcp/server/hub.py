@@ -103,7 +103,8 @@ class Hub:
         session = self._session(transport_key, session_id)
         await self._wait_ready()
         if self.wait_for_dense and self.dense_pending:
-            with anyio.move_on_after(self.startup_wait):
+            # Embedding a large catalog the first time takes minutes on a small machine.
+            with anyio.move_on_after(max(self.startup_wait, 900.0)):
                 await self.dense_done.wait()
         snap = self.index.current
         withheld = self.change_control.withheld()

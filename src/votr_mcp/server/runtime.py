@@ -71,12 +71,13 @@ def reindex(searcher: Any, catalog: Catalog) -> Searcher:
     return searcher.with_catalog(catalog)
 
 
-def add_dense(snapshot: Snapshot) -> tuple[Catalog, Searcher]:
-    """The snapshot's retriever with the dense stage (loads the model; seconds). Worker thread."""
+def load_embedder() -> Any:
+    """The MiniLM embedder with its model loaded (seconds: torch import + weights). Worker thread."""
     from votr_mcp.index.dense import MiniLMEmbedder
 
-    searcher: Any = snapshot.searcher
-    return snapshot.catalog, searcher.with_embedder(MiniLMEmbedder())
+    embedder = MiniLMEmbedder()
+    embedder.encode(["warm up"])  # load now, not in the first search that needs a query vector
+    return embedder
 
 
 @dataclass(frozen=True)
@@ -172,7 +173,11 @@ async def _prepare(options: ServeOptions, stack: AsyncExitStack, sessions: Sessi
             log.warning("catalog: %s", problem)
         log.info("no upstream config: serving the catalog at %s (%d tools of %d servers); calls explain how to add servers",
                  path, len(loaded.catalog), len(loaded.catalog.servers))
-        hub = Hub(LiveIndex(loaded.catalog, build_searcher(loaded.catalog), reindex=reindex), None, sessions, change_control,
+        # A catalog file has no upstream to change under us: the store (only when named) just
+        # caches its embeddings, so a restart does not embed thousands of tools again.
+        store = await _open_store(options, stack) if options.store_path not in (None, "none") else None
+        cache = store.vectors if store is not None else None
+        hub = Hub(LiveIndex(loaded.catalog, build_searcher(loaded.catalog, cache=cache), reindex=reindex), None, sessions, change_control,
                   setup_hints=registry_setup_hints(path), default_max_results=options.max_results)
         hub.ready.set()
 
@@ -266,14 +271,21 @@ async def _open_store(options: ServeOptions, stack: AsyncExitStack) -> Any:
 
 
 async def _load_dense(hub: Hub) -> None:
+    # The model loads outside the index lock, so the first (lexical) index of the harvest is
+    # never stuck behind it; only attaching it (embedding what the cache lacks) takes the lock.
     try:
-        await hub.index.update(add_dense)
+        embedder = await anyio.to_thread.run_sync(load_embedder)
+        await hub.index.update(lambda snap: (snap.catalog, _with_embedder(snap.searcher, embedder)))
         log.info("dense retrieval ready")
     except Exception:  # noqa: BLE001 - lexical search still works; say why dense did not come
         log.exception("could not load the embedding model; serving lexical results only")
     finally:
         hub.dense_pending = False
         hub.dense_done.set()
+
+
+def _with_embedder(searcher: Any, embedder: Any) -> Searcher:
+    return searcher.with_embedder(embedder)
 
 
 class _UpstreamsView:

@@ -16,7 +16,7 @@ import jsonschema
 from jsonschema.exceptions import SchemaError, ValidationError, best_match
 from jsonschema.protocols import Validator
 
-from votr_mcp.catalog import Tool, ToolKey, content_hash
+from votr_mcp.catalog import Tool
 
 __all__ = ["ArgumentsChecker"]
 
@@ -29,7 +29,9 @@ class ArgumentsChecker:
     """Validates arguments; compiled validators are cached per tool definition."""
 
     def __init__(self) -> None:
-        self._validators: dict[tuple[ToolKey, str], Validator | None] = {}
+        # Keyed by the Tool object itself (frozen; a re-harvested definition is a new object),
+        # which is cheaper per call than hashing the definition.
+        self._validators: dict[int, tuple[Tool, Validator | None]] = {}
 
     def check(self, tool: Tool, arguments: Mapping[str, Any]) -> str | None:
         """None when ``arguments`` fit the tool's input schema, else a message for the agent."""
@@ -49,9 +51,9 @@ class ArgumentsChecker:
         )
 
     def _validator(self, tool: Tool) -> Validator | None:
-        key = (tool.key, content_hash(tool))
-        if key in self._validators:
-            return self._validators[key]
+        cached = self._validators.get(id(tool))
+        if cached is not None and cached[0] is tool:
+            return cached[1]
         schema = dict(tool.input_schema or {})
         validator: Validator | None = None
         if schema:
@@ -63,7 +65,7 @@ class ArgumentsChecker:
                 log.warning("tool %s/%s has an invalid input schema (%s); its arguments are not checked", tool.server, tool.name, exc.message)
         if len(self._validators) > 10_000:
             self._validators.clear()  # bounded: catalogs churn over a long-running process
-        self._validators[key] = validator
+        self._validators[id(tool)] = (tool, validator)  # holding the tool keeps its id unique
         return validator
 
 
