@@ -91,6 +91,20 @@ ABOUT: dict[str, About] = {
         "Fetch a web page or other URL from the internet and return its content as simplified "
         "markdown (or raw HTML), page by page for long documents.",
         _uvx("mcp-server-fetch")),
+    "excel": About(
+        "Excel workbooks (.xlsx) without Microsoft Excel: create workbooks and sheets, read and write "
+        "cell ranges and formulas, import and export CSV, sort, find and replace, format cells, "
+        "conditional formatting, data validation, tables, charts, pivot tables, sparklines, notes and images.",
+        _uvx("excel-mcp-server", "stdio")),
+    "playwright": About(
+        "Automate a real web browser: open a URL, click, type, fill forms, hover, drag, press keys, "
+        "take screenshots and accessibility snapshots of the page, run JavaScript, upload files, handle "
+        "dialogs, manage tabs, and inspect console messages and network requests.",
+        _npx("@playwright/mcp")),
+    "context7": About(
+        "Up-to-date documentation and code examples for programming libraries and frameworks: resolve "
+        "a library name to its Context7 id, then query its current docs for an API or how-to.",
+        _npx("@upstash/context7-mcp")),
     "sqlite": About(
         "A local SQLite database: run SELECT queries and INSERT, UPDATE or DELETE statements, create "
         "tables, list tables, describe a table's columns, and note business insights from the data.",
@@ -141,7 +155,9 @@ async def harvest(name: str, workdir: Path, errlog: TextIO) -> dict[str, Any]:
     if info is not None:
         upstream.update(info.model_dump(by_alias=True, exclude_none=True, mode="json"))
     if instructions:
-        upstream["instructions"] = instructions  # kept apart: the loader would take a top-level one as summary
+        # Kept apart (the loader would take a top-level one as summary). Some servers name the folder
+        # they were started in; that is this capture's temporary folder, so it becomes a placeholder.
+        upstream["instructions"] = instructions.replace(str(workdir), "<folder>")
     document = {
         "server": {
             "name": name,
@@ -154,8 +170,8 @@ async def harvest(name: str, workdir: Path, errlog: TextIO) -> dict[str, Any]:
     }
     text = json.dumps(document)
     if str(workdir) in text:
-        raise RuntimeError(f"{name}: the listing mentions the capture's temporary folder {workdir}; "
-                           "it must not be embedded in the registry")
+        raise RuntimeError(f"{name}: its tool listing names the capture's temporary folder {workdir}; "
+                           "start it without that folder in its descriptions (see upstream_servers.SERVERS)")
     return document
 
 

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Install the real reference MCP servers that votr-mcp's tests and scripts/capture_registry.py start:
 #   npm  (tests/servers/node_modules, pinned by package-lock.json): server-everything,
-#        server-filesystem, server-memory, server-sequential-thinking and the MCP Inspector CLI;
-#   PyPI (tests/servers/.venv, requirements.txt): mcp-server-time, mcp-server-git, mcp-server-fetch;
+#        server-filesystem, server-memory, server-sequential-thinking, @playwright/mcp,
+#        @upstash/context7-mcp and the MCP Inspector CLI (no browser is downloaded: none is needed
+#        to list playwright's tools);
+#   PyPI (tests/servers/.venv, requirements.txt): mcp-server-time, mcp-server-git, mcp-server-fetch,
+#        excel-mcp-server;
 #   PyPI (tests/servers/mcp1/.venv, requirements-mcp1.txt): mcp-server-sqlite, mcp-server-calculator,
 #        which still pin mcp 1.x.
 # The Python servers get venvs of their own because they pin an mcp other than the project's.
@@ -59,17 +62,22 @@ install_venv() {
     echo "$want" > "$stamp"
 }
 
-install_npm &
-npm_job=$!
-install_venv "$servers/.venv" "$servers/requirements.txt"
-install_venv "$servers/mcp1/.venv" "$servers/requirements-mcp1.txt"
-wait "$npm_job" || die "npm install in tests/servers failed; see above"
+# The three installs mostly wait on downloads, so they run side by side.
+install_npm & npm_job=$!
+install_venv "$servers/.venv" "$servers/requirements.txt" & venv_job=$!
+install_venv "$servers/mcp1/.venv" "$servers/requirements-mcp1.txt" & mcp1_job=$!
+failed=0
+wait "$npm_job" || { say "error: npm ci in tests/servers failed; see above"; failed=1; }
+wait "$venv_job" || failed=1
+wait "$mcp1_job" || failed=1
+((failed == 0)) || die "some servers did not install; see above"
 
 missing=()
 for bin in node_modules/.bin/mcp-server-everything node_modules/.bin/mcp-server-filesystem \
     node_modules/.bin/mcp-server-memory node_modules/.bin/mcp-server-sequential-thinking \
-    node_modules/.bin/mcp-inspector .venv/bin/mcp-server-time .venv/bin/mcp-server-git \
-    .venv/bin/mcp-server-fetch mcp1/.venv/bin/mcp-server-sqlite mcp1/.venv/bin/mcp-server-calculator; do
+    node_modules/.bin/playwright-mcp node_modules/.bin/context7-mcp node_modules/.bin/mcp-inspector \
+    .venv/bin/mcp-server-time .venv/bin/mcp-server-git .venv/bin/mcp-server-fetch .venv/bin/excel-mcp-server \
+    mcp1/.venv/bin/mcp-server-sqlite mcp1/.venv/bin/mcp-server-calculator; do
     [[ -e "$servers/$bin" ]] || missing+=("tests/servers/$bin")
 done
 ((${#missing[@]} == 0)) || die "not installed: ${missing[*]}"

@@ -109,6 +109,12 @@ SERVERS: dict[str, ServerSpec] = {
         ServerSpec("git", PY_BIN / "mcp-server-git", "mcp-server-git",
                    lambda d: {"args": ["--repository", str(make_git_repo(d / "repo"))]}),
         ServerSpec("fetch", PY_BIN / "mcp-server-fetch", "mcp-server-fetch", lambda d: {}),
+        ServerSpec("excel", PY_BIN / "excel-mcp-server", "excel-mcp-server",
+                   lambda d: {"args": ["stdio", "--allow-dir", str(d)]}),
+        # These two start and list offline; their calls need a browser (not installed) or the internet.
+        ServerSpec("playwright", NODE_BIN / "playwright-mcp", "@playwright/mcp",
+                   lambda d: {"args": ["--headless", "--isolated", "--output-dir", str(d)]}),
+        ServerSpec("context7", NODE_BIN / "context7-mcp", "@upstash/context7-mcp", lambda d: {}),
         ServerSpec("sqlite", PY_MCP1_BIN / "mcp-server-sqlite", "mcp-server-sqlite",
                    lambda d: {"args": ["--db-path", str(d / "sqlite.db")]}),
         ServerSpec("calculator", PY_MCP1_BIN / "mcp-server-calculator", "mcp-server-calculator", lambda d: {}),
@@ -117,7 +123,8 @@ SERVERS: dict[str, ServerSpec] = {
 CORE: tuple[str, ...] = ("everything", "filesystem", "memory", "time", "git")
 """The five servers issue 4 names; the default of :func:`servers_config`."""
 EVERY: tuple[str, ...] = tuple(SERVERS)
-"""Every installed server (the registry captures all of them)."""
+"""Every installed server (the registry captures all of them). playwright and context7 only list
+offline: calling their tools needs a browser or the internet."""
 
 
 def missing_servers(names: Iterable[str] = EVERY) -> list[str]:

@@ -19,7 +19,8 @@ pytestmark = pytest.mark.slow
 EXPECTED_TOOL = {
     "everything": "echo", "filesystem": "read_text_file", "memory": "create_entities",
     "sequential-thinking": "sequentialthinking", "time": "get_current_time", "git": "git_status",
-    "fetch": "fetch", "sqlite": "read_query", "calculator": "calculate",
+    "fetch": "fetch", "excel": "create_workbook", "playwright": "browser_navigate",
+    "context7": "resolve-library-id", "sqlite": "read_query", "calculator": "calculate",
 }
 
 
