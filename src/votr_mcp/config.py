@@ -9,7 +9,8 @@ ignored; VS Code's ``servers`` key is read when ``mcpServers`` is absent)::
         "remote": {"type": "http", "url": "https://example.com/mcp",
                    "headers": {"Authorization": "Bearer ${TOKEN}"}},
         "slow":   {"command": "slow-server", "timeout": 120,
-                   "votr": {"trust": "manual", "pinned": ["search"]}}
+                   "votr": {"trust": "auto", "pinned": ["search"], "polling": ["job_status"],
+                            "loop_hints": {"fetch": "Pages behind a login return 403: ask the user."}}}
     }}
 
 An entry with ``url`` is remote: ``type``/``transport`` ``"http"`` (also
@@ -18,8 +19,10 @@ anything else streamable HTTP. ``${VAR}`` and ``${VAR:-default}`` in command, ar
 cwd, url and headers are expanded from the environment given to :func:`load_upstreams`.
 
 votr's own per-server settings live under ``"votr"`` (``timeout``, ``startup_timeout``,
-``disabled``, ``trust``, ``pinned``); ``timeout`` and ``disabled`` are also read at the top
-of an entry, where other clients (Cline, Roo) put them.
+``disabled``, ``trust``, ``pinned``, ``polling``, ``loop_hints``); ``timeout`` and
+``disabled`` are also read at the top of an entry, where other clients (Cline, Roo) put
+them. ``trust`` defaults to ``"manual"``: a tool whose definition changes after it was
+indexed is held back until accepted; ``"auto"`` is the per-server opt-out.
 
 A bad entry becomes a :class:`ConfigProblem` naming the entry and the field, and is left
 out; the other entries still load. Unknown fields are reported as warnings and ignored.
@@ -69,7 +72,7 @@ _TRANSPORTS: Mapping[str, Transport] = {
 _ENTRY_KEYS = {"command", "args", "env", "cwd", "url", "headers", "type", "transport", "timeout", "disabled", "votr"}
 # Fields other MCP clients write into the same file; they mean nothing here but are not mistakes.
 _FOREIGN_KEYS = {"autoApprove", "alwaysAllow", "description", "envFile", "oauth", "icon", "name"}
-_VOTR_KEYS = {"timeout", "startup_timeout", "disabled", "trust", "pinned"}
+_VOTR_KEYS = {"timeout", "startup_timeout", "disabled", "trust", "pinned", "polling", "loop_hints"}
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
 
@@ -78,6 +81,9 @@ class UpstreamConfig:
     """One upstream MCP server: how to reach it and votr's settings for it.
 
     ``name`` is the ``mcpServers`` key; it is the ``server`` of every tool harvested from it.
+    ``pinned`` (always returned by search), ``polling`` (may be called repeatedly without the
+    loop guard tripping) and ``loop_hints`` (advice added when the guard trips) name tools
+    of this server by their upstream names.
     """
 
     name: str
@@ -91,8 +97,10 @@ class UpstreamConfig:
     timeout: float = DEFAULT_TIMEOUT
     startup_timeout: float = DEFAULT_STARTUP_TIMEOUT
     disabled: bool = False
-    trust: Trust = "auto"
+    trust: Trust = "manual"
     pinned: tuple[str, ...] = ()
+    polling: tuple[str, ...] = ()
+    loop_hints: Mapping[str, str] = field(default_factory=dict)
 
     def describe(self) -> str:
         """A one-line, secret-free description for logs: the command or the URL."""
@@ -263,14 +271,19 @@ def _votr_settings(raw: Mapping[str, Any], votr: Mapping[str, Any]) -> dict[str,
     if not isinstance(disabled, bool):
         raise _Bad(source, f"must be true or false, got {disabled!r}")
     out["disabled"] = disabled
-    trust = votr.get("trust", "auto")
+    trust = votr.get("trust", "manual")
     if trust not in ("auto", "manual"):
-        raise _Bad("votr.trust", f"must be \"auto\" (accept changed tool definitions) or \"manual\" (hold them for review), got {trust!r}")
+        raise _Bad("votr.trust", f"must be \"manual\" (hold changed tool definitions for review) or \"auto\" (accept them), got {trust!r}")
     out["trust"] = trust
-    pinned = votr.get("pinned", [])
-    if not isinstance(pinned, list) or not all(isinstance(p, str) and p for p in pinned):
-        raise _Bad("votr.pinned", f"must be a list of tool names of this server, got {pinned!r}")
-    out["pinned"] = tuple(pinned)
+    for key in ("pinned", "polling"):
+        names = votr.get(key, [])
+        if not isinstance(names, list) or not all(isinstance(n, str) and n for n in names):
+            raise _Bad(f"votr.{key}", f"must be a list of tool names of this server, got {names!r}")
+        out[key] = tuple(names)
+    hints = votr.get("loop_hints", {})
+    if not isinstance(hints, dict) or not all(isinstance(k, str) and k and isinstance(v, str) for k, v in hints.items()):
+        raise _Bad("votr.loop_hints", f"must map tool names of this server to advice text, got {hints!r}")
+    out["loop_hints"] = dict(hints)
     return out
 
 

@@ -27,7 +27,8 @@ def test_a_claude_desktop_config_loads_with_its_other_keys_ignored(tmp_path: Pat
     assert (memory.name, memory.transport, memory.command) == ("memory", "stdio", "npx")
     assert memory.args == ("-y", "@modelcontextprotocol/server-memory")
     assert memory.env == {"MEMORY_FILE_PATH": "/tmp/m.jsonl"}
-    assert memory.timeout == DEFAULT_TIMEOUT and memory.trust == "auto" and memory.pinned == ()
+    assert memory.timeout == DEFAULT_TIMEOUT and memory.pinned == () and memory.polling == () and memory.loop_hints == {}
+    assert memory.trust == "manual"  # rug-pull protection is on unless a server opts out
     assert (remote.transport, remote.url, remote.headers) == ("http", "https://example.com/mcp", {"Authorization": "Bearer x"})
     assert legacy.transport == "sse"
 
@@ -45,6 +46,7 @@ def test_a_bad_entry_names_the_entry_and_field_and_the_others_still_load() -> No
         "both": {"command": "x", "url": "http://h/mcp"},
         "wrongtype": {"type": "websocket", "url": "ws://h"},
         "slow": {"command": "server-c", "votr": {"timeout": -1}},
+        "hints": {"command": "server-d", "votr": {"loop_hints": ["not", "a", "map"]}},
         "alsogood": {"url": "https://h/mcp"},
     }})
     assert [s.name for s in config.servers] == ["good", "alsogood"]
@@ -54,6 +56,7 @@ def test_a_bad_entry_names_the_entry_and_field_and_the_others_still_load() -> No
     assert messages[2].startswith("mcpServers.both.url: a stdio entry takes 'command', not 'url'")
     assert messages[3].startswith("mcpServers.wrongtype.type: 'websocket' is not a transport")
     assert messages[4].startswith("mcpServers.slow.votr.timeout: must be a positive number of seconds")
+    assert messages[5].startswith("mcpServers.hints.votr.loop_hints: must map tool names of this server to advice text")
     assert all(m.endswith("this server was skipped") for m in messages)
 
 
@@ -63,18 +66,22 @@ def test_unknown_fields_are_warnings_and_the_entry_still_loads() -> None:
     assert config.errors == ()
     assert [str(p) for p in config.problems] == [
         'warning: mcpServers.a.comand: unknown field, ignored (votr settings go under "votr")',
-        "warning: mcpServers.a.votr.pinnned: unknown votr setting, ignored; known: ['disabled', 'pinned', 'startup_timeout', 'timeout', 'trust']",
+        "warning: mcpServers.a.votr.pinnned: unknown votr setting, ignored; known: ['disabled', 'loop_hints', 'pinned', 'polling', 'startup_timeout', 'timeout', 'trust']",
     ]
 
 
 def test_votr_settings_are_read_from_the_votr_block_and_cline_style_top_level_fields() -> None:
     config = parse_upstreams({"mcpServers": {
         "a": {"command": "x", "timeout": 5, "disabled": True},
-        "b": {"command": "y", "votr": {"timeout": 7.5, "startup_timeout": 90, "trust": "manual", "pinned": ["search"]}},
+        "b": {"command": "y", "votr": {
+            "timeout": 7.5, "startup_timeout": 90, "trust": "auto", "pinned": ["search"],
+            "polling": ["job_status"], "loop_hints": {"fetch": "Pages behind a login return 403: ask the user."},
+        }},
     }})
     a, b = config.servers
     assert (a.timeout, a.disabled) == (5.0, True)
-    assert (b.timeout, b.startup_timeout, b.trust, b.pinned) == (7.5, 90.0, "manual", ("search",))
+    assert (b.timeout, b.startup_timeout, b.trust, b.pinned) == (7.5, 90.0, "auto", ("search",))
+    assert (b.polling, dict(b.loop_hints)) == (("job_status",), {"fetch": "Pages behind a login return 403: ask the user."})
     assert config.enabled == (b,)
 
 

@@ -170,11 +170,16 @@ async def _stop(process: anyio.abc.Process) -> None:
     with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
         if process.stdin is not None:
             await process.stdin.aclose()
+    began = anyio.current_time()
+    how = "exited when its stdin closed"
     if not await _exited(process, _EXIT_GRACE):
+        how = "stopped by SIGTERM"
         _signal_group(process.pid, signal.SIGTERM)
         if not await _exited(process, _TERM_GRACE):
+            how = "killed by SIGKILL"
             _signal_group(process.pid, signal.SIGKILL)
             await _exited(process, _TERM_GRACE)
+    logger.debug("process %d %s after %.2fs", process.pid, how, anyio.current_time() - began)
     # The leader is gone, but what it started may still run in its group: end it too.
     _signal_group(process.pid, signal.SIGKILL)
 
