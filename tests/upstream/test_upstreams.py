@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import logging
 import os
 import sys
 
@@ -21,7 +22,8 @@ pytestmark = pytest.mark.anyio
 START = 60  # seconds: a Python MCP server takes seconds to import on a loaded 2-core machine
 
 
-async def test_every_page_of_tools_list_is_harvested_into_catalog_tools() -> None:
+async def test_every_page_of_tools_list_is_harvested_into_catalog_tools(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, logger="votr_mcp.upstream")
     published: list[tuple[str, tuple[Tool, ...]]] = []
     config = toy("toy", "--page-size", "2", "--fillers", "5")
     async with Upstreams([config], on_tools=lambda server, tools: published.append((server, tools))) as upstreams:
@@ -36,10 +38,13 @@ async def test_every_page_of_tools_list_is_harvested_into_catalog_tools() -> Non
     assert echo.input_schema == {"type": "object", "properties": {"text": {"type": "string"}}}
     assert (echo.server_description, echo.server_summary) == ("A test server with controllable failures.", "Use echo to test.")
     assert published == [("toy", tools)]
+    # Progress goes to the log (stderr in the CLI), never stdout.
+    assert any(r.getMessage().startswith(f"upstream 'toy': ready, {len(tools)} tools in ") for r in caplog.records)
 
 
-async def test_a_call_returns_the_upstream_result_unchanged() -> None:
-    async with Upstreams([toy()]) as upstreams:
+@pytest.mark.parametrize("flags", [(), ("--noisy",)], ids=["clean", "banner-on-stdout"])
+async def test_a_call_returns_the_upstream_result_unchanged(flags: tuple[str, ...]) -> None:
+    async with Upstreams([toy("toy", *flags)]) as upstreams:
         with anyio.fail_after(START):
             await upstreams.wait_started()
             result = await upstreams.call("toy", "echo", {"text": "héllo"})

@@ -1,6 +1,6 @@
 """A small, real MCP server over stdio whose misbehaviour the upstream tests control.
 
-    python toy_server.py [--page-size N] [--fillers N] [--legacy] [--silent] [--grandchild] [--http PORT]
+    python toy_server.py [--page-size N] [--fillers N] [--legacy] [--silent] [--grandchild] [--http PORT] [--noisy]
 
 Tools: ``echo``, ``whoami`` (its pid, and its grandchild's), ``wait_forever`` (never returns;
 counts the cancellations it receives), ``cancellations`` (waits until that count reaches
@@ -169,7 +169,10 @@ def main() -> None:
     parser.add_argument("--silent", action="store_true")
     parser.add_argument("--grandchild", action="store_true")
     parser.add_argument("--http", type=int, metavar="PORT", help="serve HTTP on this port instead of stdio")
+    parser.add_argument("--noisy", action="store_true", help="print a banner on stdout first, as careless servers do")
     args = parser.parse_args()
+    if args.noisy:
+        os.write(1, b"toy server 1.0 starting up!\n")
     if args.http:
         serve_http(args)
         return

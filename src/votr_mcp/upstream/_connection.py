@@ -212,6 +212,8 @@ class Upstream:
         if isinstance(message, types.ToolListChangedNotification):
             logger.info("upstream '%s': tools/list_changed received", self.name)
             self._refresh_wanted.set()
+        elif isinstance(message, ValueError):  # a stdout line that is not JSON-RPC (a stray print)
+            logger.warning("upstream '%s': ignored output that is not JSON-RPC (servers must log to stderr)", self.name)
         elif isinstance(message, Exception):
             logger.warning("upstream '%s': transport error: %s", self.name, message)
 

@@ -157,7 +157,7 @@ def _parse(line: bytes) -> SessionMessage | Exception:
     try:
         return SessionMessage(types.jsonrpc_message_adapter.validate_json(line, by_name=False))
     except ValueError as exc:
-        logger.warning("an upstream wrote a line that is not JSON-RPC: %.200r", line)
+        logger.debug("not JSON-RPC: %.200r", line)
         return exc
 
 
