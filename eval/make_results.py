@@ -2,6 +2,7 @@
 
     python eval/make_results.py                 # everything (~15-20 min on 2 cores, embeddings cached)
     python eval/make_results.py --quick         # a smoke run: 40 tasks per kind, nothing written unless --out
+    python eval/make_results.py --embed-only    # fill the embedding cache first (the slow part on a fresh machine)
 
 Every figure in RESULTS.md is read from the evaluations this script runs; none is typed.
 """
@@ -26,6 +27,8 @@ from typing import Any  # noqa: E402
 
 from votr_mcp.cli.eval import StderrProgress, cache_dir  # noqa: E402
 from votr_mcp.evaluation.adapter import NAIVE, PipelineFactory  # noqa: E402
+from votr_mcp.evaluation.data import load_queries, select_split  # noqa: E402
+from votr_mcp.evaluation.harness import build_units, cap_per_kind  # noqa: E402
 from votr_mcp.evaluation.report import ablation_table, fmt, render_report  # noqa: E402
 from votr_mcp.evaluation.suite import SPLIT_RULE, EvalSpec, evaluate, machine  # noqa: E402
 
@@ -222,6 +225,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="40 tasks per kind, no dev ablation: checks the script runs")
     parser.add_argument("--sets", nargs="*", help="only these sets")
     parser.add_argument("--cache-dir", type=Path, help="embedding cache folder (default: as votr-mcp eval)")
+    parser.add_argument("--embed-only", action="store_true",
+                        help="only fill the embedding cache with every query text the run will need, then stop")
     args = parser.parse_args(argv)
     logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     if not args.bench.is_dir():
@@ -245,8 +250,15 @@ def main(argv: list[str] | None = None) -> int:
         for split in splits:
             spec = replace(base, split=split, ablation=plan.ablation,
                            latency_samples=base.latency_samples if split == "test" else 0)
+            if args.embed_only:
+                units = build_units(cap_per_kind(select_split(load_queries(spec.query_file), split), spec.limit))
+                factory.embed(units)
+                print(f"embedded the query texts of {spec.name} {split} ({len(units)} searches)", file=sys.stderr)
+                continue
             print(f"== {spec.name} {split}", file=sys.stderr)
             reports.append(evaluate(spec, factory, StderrProgress(f"{spec.name} {split} ")))
+    if args.embed_only:
+        return 0
     meta = {
         "command": COMMAND + (" --quick" if args.quick else ""),
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
