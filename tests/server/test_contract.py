@@ -43,6 +43,9 @@ async def test_search_tools_puts_the_call_name_of_each_tool_in_its_structured_co
         assert item["name"] in text
         assert set(item) >= {"name", "server", "tool", "score", "tier", "signature", "available"}
         assert item["available"] is False  # no upstream configured behind this catalog
+    session_id = result.structured_content["session_id"]
+    # Streamable HTTP (2026-07-28) requests carry no connection identity: the id is also in the text.
+    assert (f"session_id: {session_id}" in text) is (transport == "http")
 
 
 async def test_call_tool_without_upstreams_names_the_server_and_shows_how_to_configure_it(transport: str) -> None:

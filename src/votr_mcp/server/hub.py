@@ -79,6 +79,7 @@ class Hub:
     dense_pending: bool = False
     wait_for_dense: bool = False
     dense_done: anyio.Event = field(default_factory=anyio.Event)
+    answered: anyio.Event = field(default_factory=anyio.Event)  # set once the first search is answered
     # Set unless a runtime is still starting upstreams (it passes an unset event).
     upstreams_started: anyio.Event = field(default_factory=lambda: _set(anyio.Event()))
     ready: anyio.Event = field(default_factory=anyio.Event)
@@ -136,10 +137,16 @@ class Hub:
         abstained = bool(getattr(result, "abstained", not found)) and not found
         reason = (getattr(result, "reason", None) or None) if not found else None
         sid = None if isinstance(self.sessions, NoSessions) else session
-        return SearchAnswer(
-            search_text(found, abstained=abstained, reason=reason, notes=notes, mark_unavailable=self.upstreams is not None),
+        text_notes = list(notes)
+        if sid is not None and transport_key is None and session_id is None:
+            # No connection identity (stateless HTTP): the id must reach models that see only the text.
+            text_notes.append(f"session_id: {sid} (pass it to search_tools and call_tool to keep this session)")
+        answer = SearchAnswer(
+            search_text(found, abstained=abstained, reason=reason, notes=text_notes, mark_unavailable=self.upstreams is not None),
             search_structured(found, abstained=abstained, reason=reason, session_id=sid, notes=notes, dense=dense),
         )
+        self.answered.set()
+        return answer
 
     def _found(self, snap: Snapshot, hit: Any, result_tier: str | None) -> Found:
         tool: Tool = hit.tool

@@ -35,6 +35,9 @@ from votr_mcp.server.transports import HttpOptions, serve_http, serve_stdio
 
 __all__ = ["ServeOptions", "serve", "build_searcher", "registry_setup_hints"]
 
+DENSE_DELAY = 1.0
+"""Seconds after the lexical index is ready before the model loads, unless a search came first."""
+
 log = logging.getLogger(__name__)
 
 
@@ -273,6 +276,11 @@ async def _open_store(options: ServeOptions, stack: AsyncExitStack) -> Any:
 async def _load_dense(hub: Hub) -> None:
     # The model loads outside the index lock, so the first (lexical) index of the harvest is
     # never stuck behind it; only attaching it (embedding what the cache lacks) takes the lock.
+    # Importing torch holds the GIL for seconds: start only once the lexical index serves and
+    # the first search has been answered (or a moment passed), so the first answer is fast.
+    await hub.ready.wait()
+    with anyio.move_on_after(DENSE_DELAY):
+        await hub.answered.wait()
     try:
         embedder = await anyio.to_thread.run_sync(load_embedder)
         await hub.index.update(lambda snap: (snap.catalog, _with_embedder(snap.searcher, embedder)))
@@ -302,10 +310,7 @@ class _UpstreamsView:
     def unavailable(self, server: str) -> str | None:
         if self._upstreams.available(server):
             return None
-        status = self._upstreams.status(server)
-        state = getattr(status, "state", "not connected")
-        error = getattr(status, "error", None)
-        return f"server '{server}' is {state}" + (f" ({error})" if error else "")
+        return f"server '{server}' is {self._upstreams.status(server).describe()}"
 
     async def call(self, server: str, tool: str, arguments: dict[str, Any]) -> Any:
         return await self._upstreams.call(server, tool, arguments)
