@@ -2,6 +2,7 @@
 
     python eval/bench_store.py swap [--catalog ../shared/bench/mcpzero/tools.jsonl] [--repeats 7]
     python eval/bench_store.py load STORE... [--repeats 5]
+    python eval/bench_store.py imports [--repeats 3]
     python eval/bench_store.py warm-start --store PATH [--repeats 5] [-- extra serve arguments]
 
 ``swap`` indexes the catalog into a copy of a store (vectors for it are reused when the store
@@ -13,6 +14,8 @@ at --store already has them), then times, with the model already loaded:
     which is the in-memory part of swapping a changed tool in.
 
 ``load`` times what a restarted server reads from a store before it can search.
+
+``imports`` measures the CPU cost of the imports `serve` needs before its first answer.
 
 ``warm-start`` launches ``votr-mcp serve --store PATH`` over stdio with a real MCP client and
 times launch -> first search_tools answer, and reports whether dense retrieval took part.
@@ -150,6 +153,34 @@ def load(args: argparse.Namespace) -> int:
     return 0
 
 
+IMPORT_STEPS = (
+    ("python alone", "pass"),
+    ("the store (apsw, sqlite-vec, numpy)", "import votr_mcp.store"),
+    ("mcp SDK", "import mcp"),
+    ("the server (mcp SDK + app, transports, runtime)", "import votr_mcp.server.runtime"),
+    ("the server + the retrieval pipeline (BM25, TF-IDF: scipy, scikit-learn)", "import votr_mcp.server.runtime, votr_mcp.retrieval.pipeline"),
+)
+
+
+def imports(args: argparse.Namespace) -> int:
+    """CPU seconds to import what `serve` needs before it can answer, each in a fresh process."""
+    import resource
+    import subprocess
+
+    print(f"| imports (fresh process each; median of {args.repeats}) | CPU s |")
+    print("|---|---|")
+    for label, code in IMPORT_STEPS:
+        runs = []
+        for _ in range(args.repeats):
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            subprocess.run([sys.executable, "-c", code], check=True)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            runs.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+        print(f"| {label} | {statistics.median(runs):.2f} |")
+    print(f"\nload average at the end: {os.getloadavg()[0]:.1f} (1 min)")
+    return 0
+
+
 def warm_start(args: argparse.Namespace) -> int:
     import anyio
 
@@ -164,7 +195,9 @@ async def _warm_start(args: argparse.Namespace) -> int:
     env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "HF_HUB_OFFLINE": "1"}
     command = [sys.executable, "-m", "votr_mcp.cli", "serve", "--store", str(args.store), *args.serve_args]
     times: list[float] = []
+    cpu: list[float] = []
     dense: list[Any] = []
+    notes: list[str] = []
     for _ in range(args.repeats):
         started = time.perf_counter()
         params = StdioServerParameters(command=command[0], args=command[1:], env=env)
@@ -172,13 +205,36 @@ async def _warm_start(args: argparse.Namespace) -> int:
             async with Client(params) as client:
                 result = await client.call_tool("search_tools", {"query": "list open pull requests of a repository"})
                 times.append(time.perf_counter() - started)
+                cpu.append(_server_cpu_seconds())
                 structured = getattr(result, "structured_content", None) or getattr(result, "structuredContent", None) or {}
                 dense.append(structured.get("dense"))
+                notes.append(" ".join(structured.get("notes") or []))
     print(f"| launch -> first search_tools answer (median of {args.repeats}) | {statistics.median(times):.2f} s |")
     print(f"| max | {max(times):.2f} s |")
+    print(f"| server process CPU time at that answer (median; all its threads) | {statistics.median(cpu):.2f} s |")
     print(f"| dense used in that first answer | {dense} |")
+    print(f"| notes of the first answer | {sorted(set(notes))} |")
+    print(f"\nload average at the end: {os.getloadavg()[0]:.1f} (1 min)")
     print(f"\ncommand: {' '.join(command)}")
     return 0
+
+
+def _server_cpu_seconds() -> float:
+    """User + system CPU seconds of our `votr-mcp serve` child so far (Linux /proc).
+
+    On a busy machine wall time mostly measures waiting for a core; CPU time is what the
+    start-up itself costs, close to the wall time an idle machine would see."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+            cmdline = (stat.parent / "cmdline").read_bytes()
+        except OSError:
+            continue
+        fields = text[text.rindex(")") + 2:].split()
+        if int(fields[1]) == os.getpid() and b"votr_mcp.cli" in cmdline:
+            return (int(fields[11]) + int(fields[12])) / ticks
+    return float("nan")
 
 
 def main() -> int:
@@ -191,12 +247,14 @@ def main() -> int:
     ld = sub.add_parser("load")
     ld.add_argument("stores", type=Path, nargs="+")
     ld.add_argument("--repeats", type=int, default=5)
+    im = sub.add_parser("imports")
+    im.add_argument("--repeats", type=int, default=3)
     w = sub.add_parser("warm-start")
     w.add_argument("--store", type=Path, required=True)
     w.add_argument("--repeats", type=int, default=5)
     w.add_argument("serve_args", nargs="*", help="extra arguments for votr-mcp serve (after --)")
     args = parser.parse_args()
-    return {"swap": swap, "load": load, "warm-start": warm_start}[args.what](args)
+    return {"swap": swap, "load": load, "imports": imports, "warm-start": warm_start}[args.what](args)
 
 
 if __name__ == "__main__":

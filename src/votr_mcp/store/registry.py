@@ -107,11 +107,15 @@ class Registry:
         remove_missing: bool = True,
         prune_servers: bool = False,
     ) -> SyncReport:
-        """Record a harvest: new tools are trusted on first use, changed ones held back (or
-        auto-accepted for servers with trust 'auto'), tools missing from a harvested server
-        marked removed. ``trust`` sets the policy of the harvested servers ('manual' | 'auto', one
-        for all or per server name); None keeps each server's stored policy ('manual' when new). ``prune_servers`` also removes every server absent from ``catalog``
-        (a full catalog file); leave it off for a partial harvest (e.g. one failed upstream)."""
+        """Record a harvest in one transaction.
+
+        New tools are trusted on first use; changed ones are held back (or auto-accepted when
+        their server's trust is 'auto'); tools missing from a harvested server are marked
+        removed (a server that lists no tool at all is not in ``catalog`` and is left alone).
+        ``trust`` sets the policy of the harvested servers ('manual' | 'auto', one for all or
+        per server name); None keeps each server's stored policy ('manual' when new).
+        ``prune_servers`` also removes every server absent from ``catalog`` (a full catalog
+        file); leave it off for a partial harvest (e.g. one failed upstream)."""
         counts = dict.fromkeys(("new", "changed", "held", "auto_accepted", "removed", "restored"), 0)
         now = _now()
         with _sqlite.guard("recording a harvest"), _sqlite.write(self.conn):
