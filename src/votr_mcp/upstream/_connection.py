@@ -25,7 +25,7 @@ import anyio.abc
 import mcp_types as types
 from mcp import Client
 from mcp.shared.exceptions import MCPError
-from mcp.shared.subscriptions import ToolsListChanged
+from mcp.client.subscriptions import ToolsListChanged
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
@@ -71,6 +71,7 @@ class Upstream:
         self._error: str | None = None
         self._attempts = 0
         self._retry_at: float | None = None
+        self._ready_at: float | None = None
         self._server_info: str | None = None
         self._protocol: str | None = None
         self._tools: tuple[Tool, ...] = ()
@@ -123,9 +124,10 @@ class Upstream:
             while True:
                 self._attempts += 1
                 self._retry_at = None
-                began = anyio.current_time()
+                self._ready_at = None
                 reason = await self._connect_once()
-                healthy = self._published is not None and anyio.current_time() - began >= self._backoff.healthy_after
+                # A connection that stayed up a while was a success: start the backoff over.
+                healthy = self._ready_at is not None and anyio.current_time() - self._ready_at >= self._backoff.healthy_after
                 failures = 1 if healthy else failures + 1
                 delay = self._backoff.delay(failures)
                 self._retry_at = anyio.current_time() + delay
@@ -171,6 +173,7 @@ class Upstream:
                         await group.start(self._listener, client)
                     tools = await self._harvest(client)
                     startup.deadline = math.inf
+                    self._ready_at = anyio.current_time()
                     self._client = client
                     self._tools = tools
                     logger.info(
