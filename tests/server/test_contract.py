@@ -137,3 +137,14 @@ async def test_a_bearer_token_guards_the_http_transport_when_set() -> None:
                     listed = await client.list_tools()
     assert refused.status_code == 401
     assert {t.name for t in listed.tools} == {"search_tools", "call_tool"}
+
+
+async def test_with_no_config_the_embedded_registry_is_searchable_and_calls_say_what_to_configure() -> None:
+    with anyio.fail_after(60):
+        async with votr_client("stdio", "--no-dense") as client:
+            found = await client.call_tool("search_tools", {"query": "what time is it in Tokyo"})
+            call = await client.call_tool("call_tool", {"name": "time__get_current_time", "arguments": {"timezone": "Asia/Tokyo"}})
+    assert "time__get_current_time" in [t["name"] for t in found.structured_content["tools"]]
+    text = call.content[0].text
+    assert call.is_error and "'time'" in text
+    assert json.loads(text[text.index("{") : text.rindex("}") + 1]) == {"mcpServers": {"time": {"command": "uvx", "args": ["mcp-server-time"]}}}

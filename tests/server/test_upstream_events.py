@@ -163,3 +163,16 @@ async def test_a_trusted_tool_whose_definition_changes_is_held_back_until_accept
     assert refused.is_error and "tools accept" in refused.content[0].text
     assert "drift__get_weather" not in [t["name"] for t in search.structured_content["tools"]]
     assert not other.is_error
+
+
+async def test_a_call_the_client_cancels_is_cancelled_upstream_too(tmp_path: Path) -> None:
+    config = write_config(tmp_path, {"toy": toy()})
+    with anyio.fail_after(90):
+        async with votr_client("stdio", "--config", config, "--no-dense") as client:
+            ready = await client.call_tool("call_tool", {"name": "toy__echo", "arguments": {"text": "up"}})
+            assert not ready.is_error
+            with anyio.move_on_after(3) as scope:  # the client gives up on a call that never returns
+                await client.call_tool("call_tool", {"name": "toy__wait_forever", "arguments": {}})
+            counted = await client.call_tool("call_tool", {"name": "toy__cancellations", "arguments": {"at_least": 1}})
+    assert scope.cancelled_caught
+    assert not counted.is_error and counted.content[0].text == "1"

@@ -14,6 +14,7 @@ import weakref
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import anyio
 import mcp_types as types
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from mcp.server import Server, ServerRequestContext
@@ -124,6 +125,9 @@ def build_server(
         except VotrError as exc:
             log.warning("%s failed: %s", params.name, exc)
             return _error(str(exc))
+        except anyio.get_cancelled_exc_class():
+            log.info("%s cancelled by the client", params.name)
+            raise
 
     def input_schema(tool_name: str) -> Mapping[str, Any] | None:
         tool = _META_TOOLS.get(tool_name) or exposed.get(tool_name)
