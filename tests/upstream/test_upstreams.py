@@ -53,6 +53,21 @@ async def test_a_call_returns_the_upstream_result_unchanged(flags: tuple[str, ..
     assert result.structured_content == {"text": "héllo"}
 
 
+async def test_concurrent_calls_share_one_connection_and_each_gets_its_own_answer() -> None:
+    answers: dict[int, str] = {}
+    async with Upstreams([toy()]) as upstreams:
+        with anyio.fail_after(START):
+            await upstreams.wait_started()
+
+            async def one(i: int) -> None:
+                answers[i] = (await upstreams.call("toy", "echo", {"text": f"call {i}"})).content[0].text
+
+            async with anyio.create_task_group() as group:
+                for i in range(20):
+                    group.start_soon(one, i)
+    assert answers == {i: f"call {i}" for i in range(20)}
+
+
 async def test_a_call_past_its_deadline_raises_upstream_timeout_and_is_cancelled_upstream() -> None:
     async with Upstreams([toy()]) as upstreams:
         with anyio.fail_after(START):

@@ -27,6 +27,8 @@ __all__ = ["open_transport"]
 
 T = TypeVar("T")
 
+_SSE_IDLE = 3600.0
+
 
 class _WatchedReadStream(Generic[T]):
     """A read stream that calls ``on_end`` once when the stream ends or is closed."""
@@ -94,7 +96,11 @@ async def open_transport(
             yield _WatchedReadStream[SessionMessage | Exception](read, on_end), write
     elif config.transport == "sse":
         assert config.url is not None
-        async with sse_client(config.url, headers=dict(config.headers) or None, timeout=min(config.startup_timeout, 30.0)) as (read, write):
+        # An idle SSE stream is dropped after sse_read_timeout without an event; an hour keeps
+        # quiet servers from reconnecting every few minutes, while calls keep their own deadline.
+        async with sse_client(
+            config.url, headers=dict(config.headers) or None, timeout=min(config.startup_timeout, 30.0), sse_read_timeout=_SSE_IDLE
+        ) as (read, write):
             yield _WatchedReadStream[SessionMessage | Exception](read, on_end), write
     else:
         assert config.url is not None
