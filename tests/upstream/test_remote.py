@@ -12,7 +12,7 @@ import pytest
 from toy_upstreams import FAST, TOY
 
 from votr_mcp.config import parse_upstreams
-from votr_mcp.errors import UpstreamError
+from votr_mcp.errors import UpstreamError, UpstreamTimeout
 from votr_mcp.upstream import Upstreams, UpstreamStatus
 
 pytestmark = pytest.mark.anyio
@@ -56,11 +56,17 @@ async def test_streamable_http_and_sse_upstreams_harvest_and_call_with_their_hea
                 await event.wait()
             results = {name: await upstreams.call(name, "echo", {"text": f"over {name}"}) for name in ready}
             headers = {name: await upstreams.call(name, "header", {"name": "x-votr-test"}) for name in ready}
+            # A deadline cancels the request upstream over both HTTP transports too.
+            for name in ready:
+                with pytest.raises(UpstreamTimeout):
+                    await upstreams.call(name, "wait_forever", timeout=0.5)
+            counted = await upstreams.call("viahttp", "cancellations", {"at_least": 2})
         assert {name: upstreams.status(name).pid for name in ready} == {"viahttp": None, "viasse": None}
         assert len(upstreams.tools("viahttp")) == len(upstreams.tools("viasse")) > 6
     assert {name: r.content[0].text for name, r in results.items()} == {"viahttp": "over viahttp", "viasse": "over viasse"}
     assert headers["viahttp"].structured_content == {"value": "http"}
     assert headers["viasse"].structured_content == {"value": "sse"}
+    assert counted.content[0].text == "2"
 
 
 async def test_a_remote_upstream_that_is_not_listening_is_reported_and_retried() -> None:

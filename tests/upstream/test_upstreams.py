@@ -79,8 +79,9 @@ async def test_a_call_past_its_deadline_raises_upstream_timeout_and_is_cancelled
     assert counted.content[0].text == "1"
 
 
-async def test_cancelling_the_caller_forwards_the_cancellation_upstream() -> None:
-    async with Upstreams([toy()]) as upstreams:
+@pytest.mark.parametrize("flags", [(), ("--legacy",)], ids=["protocol-2026", "protocol-2025"])
+async def test_cancelling_the_caller_forwards_the_cancellation_upstream(flags: tuple[str, ...]) -> None:
+    async with Upstreams([toy("toy", *flags)]) as upstreams:
         with anyio.fail_after(START):
             await upstreams.wait_started()
             with anyio.move_on_after(0.5) as scope:
