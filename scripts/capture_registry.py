@@ -189,36 +189,49 @@ def render(document: dict[str, Any]) -> str:
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
 
-async def capture(names: Sequence[str], out: Path, *, check: bool) -> int:
-    """Harvest ``names`` into ``out``; returns the process exit code."""
+async def capture(names: Sequence[str], out: Path, *, check: bool, parallel: int = 4) -> int:
+    """Harvest ``names`` into ``out`` (``parallel`` servers at a time); returns the process exit code."""
     missing = upstream_servers.missing_servers(names)
     if missing:
         _log(f"not installed: {', '.join(missing)}; {upstream_servers.INSTALL_HINT}")
         return 2
-    failed, changed = [], []
-    with tempfile.TemporaryDirectory(prefix="votr-capture-") as tmp, \
-            open(Path(tmp) / "servers.log", "w+", encoding="utf-8") as errlog:
-        for name in names:
-            try:
-                document = await harvest(name, Path(tmp) / name, errlog)
-            except Exception as exc:  # report every server, then fail
-                errlog.flush()
-                errlog.seek(0)
-                _log(f"{name}: FAILED: {exc!r}\n--- server stderr so far ---\n{errlog.read()[-4000:]}")
-                failed.append(name)
-                continue
-            target = out / f"{name}.json"
-            text = render(document)
-            old = target.read_text(encoding="utf-8") if target.exists() else None
-            if old != text:
-                changed.append(name)
-            if not check:
-                out.mkdir(parents=True, exist_ok=True)
-                target.write_text(text, encoding="utf-8")
-            _log(f"{name}: {len(document['tools'])} tools ({document['server']['package']})"
-                 + (" CHANGED" if old != text else ""))
-    if failed:
-        _log(f"failed: {', '.join(failed)}")
+    documents: dict[str, dict[str, Any]] = {}
+    failures: dict[str, str] = {}
+    limiter = anyio.CapacityLimiter(parallel)
+    with tempfile.TemporaryDirectory(prefix="votr-capture-") as tmp:
+
+        async def one(name: str) -> None:
+            async with limiter:
+                with open(Path(tmp) / f"{name}.log", "w+", encoding="utf-8") as errlog:
+                    try:
+                        documents[name] = await harvest(name, Path(tmp) / name, errlog)
+                    except Exception as exc:  # report every server, then fail
+                        errlog.flush()
+                        errlog.seek(0)
+                        failures[name] = f"{exc!r}\n--- its stderr ---\n{errlog.read()[-4000:]}"
+
+        async with anyio.create_task_group() as group:
+            for name in names:
+                group.start_soon(one, name)
+
+    changed = []
+    for name in names:  # report and write in a fixed order, whatever order the servers finished in
+        if name in failures:
+            _log(f"{name}: FAILED: {failures[name]}")
+            continue
+        document = documents[name]
+        target = out / f"{name}.json"
+        text = render(document)
+        old = target.read_text(encoding="utf-8") if target.exists() else None
+        if old != text:
+            changed.append(name)
+        if not check:
+            out.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+        _log(f"{name}: {len(document['tools'])} tools ({document['server']['package']})"
+             + (" CHANGED" if old != text else ""))
+    if failures:
+        _log(f"failed: {', '.join(failures)}")
         return 1
     if check:
         if changed:
@@ -247,10 +260,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--only", nargs="+", choices=sorted(upstream_servers.SERVERS), metavar="NAME",
                         help=f"capture only these servers (default: all: {', '.join(upstream_servers.EVERY)})")
     parser.add_argument("--check", action="store_true", help="write nothing; exit 1 if any file would change")
+    parser.add_argument("--parallel", type=int, default=4, help="servers started at once (default 4)")
     args = parser.parse_args(argv)
+    if args.parallel < 1:
+        parser.error(f"--parallel must be at least 1, got {args.parallel}")
     assert set(ABOUT) == set(upstream_servers.SERVERS), "every installed server needs an About entry"
     names = [n for n in upstream_servers.EVERY if n in args.only] if args.only else list(upstream_servers.EVERY)
-    return anyio.run(functools.partial(capture, names, args.out, check=args.check))
+    return anyio.run(functools.partial(capture, names, args.out, check=args.check, parallel=args.parallel))
 
 
 if __name__ == "__main__":
