@@ -12,8 +12,7 @@ from votr_mcp.evaluation.calibration import calibrate_on
 from votr_mcp.evaluation.metrics import METRIC_KEYS
 from votr_mcp.evaluation.suite import EvalSpec, evaluate
 
-# bpe_openai (exact cl100k counts) still calls importlib.resources.open_binary; not ours to fix.
-pytestmark = [pytest.mark.slow, pytest.mark.filterwarnings("ignore:open_binary is deprecated:DeprecationWarning")]
+pytestmark = pytest.mark.slow
 
 DATA = Path(__file__).parent / "data"
 

@@ -16,8 +16,7 @@ from votr_mcp.evaluation.data import load_queries, select_split
 from votr_mcp.evaluation.harness import build_units, run_units, stable_order
 from votr_mcp.evaluation.metrics import summarize
 
-pytestmark = [pytest.mark.slow, pytest.mark.bench,
-              pytest.mark.filterwarnings("ignore:open_binary is deprecated:DeprecationWarning")]
+pytestmark = [pytest.mark.slow, pytest.mark.bench]
 
 BENCH = Path(__file__).resolve().parents[2].parent / "shared" / "bench" / "mscbench"
 GATE_ROWS = 150
