@@ -79,6 +79,9 @@ TARGETS = (
 )
 
 
+COVERAGE_TOLERANCE = 0.02
+
+
 def _get(summary: dict[str, Any], key: str) -> Any:
     value: Any = summary
     for part in key.split("."):
@@ -98,6 +101,12 @@ def targets_table(reports: list[dict[str, Any]]) -> str:
         value = None if summary is None else _get(summary, key)
         met = "–" if value is None else ("yes" if (value >= bound if at_least else value <= bound) else "**no**")
         lines.append(f"| {what} | {'≥' if at_least else '≤'} {bound} | {fmt(key, value)} | {met} |")
+    for r in reports:
+        nominal, coverage = r.get("nominal_coverage"), r["overall"].get("coverage")
+        if r["split"] != "test" or nominal is None or coverage is None:
+            continue
+        met = "yes" if abs(coverage - nominal) <= COVERAGE_TOLERANCE else "**no**"
+        lines.append(f"| {r['set']} coverage vs nominal {nominal:.2f} | ± {COVERAGE_TOLERANCE} | {coverage:.3f} | {met} |")
     return "\n".join(lines)
 
 

@@ -59,3 +59,10 @@ def test_stage_verdicts_come_from_the_ablation_figures() -> None:
         "- c": {**full, "handoff": 0.96},    # the pipeline is better without c
     }}
     assert mr.verdicts_table([report]).splitlines()[-1] == "| s | dev | a (+0.050) | b | c (-0.030) |"
+
+
+def test_coverage_is_held_against_the_calibrations_nominal_level() -> None:
+    mr = load_script()
+    report = fake_report("mscbench", "test", hit=True)  # returned set holds the gold tool: coverage 1.0
+    report["nominal_coverage"] = 0.95
+    assert "| mscbench coverage vs nominal 0.95 | ± 0.02 | 1.000 | **no** |" in mr.targets_table([report])

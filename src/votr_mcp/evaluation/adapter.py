@@ -104,6 +104,11 @@ class PipelineFactory:
         by_text = dict(zip(texts, matrix))
         return [{t: by_text[t] for t in texts} for texts in per_unit]
 
+    def nominal_coverage(self) -> float | None:
+        """The coverage the calibration promises (None without one: fixed k promises nothing)."""
+        cal = self.retriever.calibration
+        return None if cal is None else float(cal.coverage)
+
     def describe(self) -> str:
         r, cal = self.retriever, self.retriever.calibration
         on = [s for s in STAGES if getattr(r.config, s)]

@@ -79,6 +79,10 @@ class SearcherFactory(Protocol):
         """The pipeline and calibration in one line, for the report."""
         ...
 
+    def nominal_coverage(self) -> float | None:
+        """The calibration's stated coverage level, to hold the measured coverage against."""
+        ...
+
 
 Progress = Callable[[str, int, int], None]
 
@@ -109,6 +113,7 @@ def evaluate(spec: EvalSpec, factory: SearcherFactory, progress: Progress | None
         "split": spec.split,
         "limit_per_kind": spec.limit,
         "counts": describe_units(units),
+        "nominal_coverage": factory.nominal_coverage(),
     }
     full = factory.searcher(factory.variants()[0])
 
