@@ -26,6 +26,7 @@ import anyio
 import anyio.to_thread
 
 from votr_mcp.catalog import Catalog, Tool, default_registry_path, load_catalog
+from votr_mcp.errors import VotrError
 from votr_mcp.server.app import build_server
 from votr_mcp.server.hooks import ChangeControl, NoChangeControl, NoSessions, SessionHooks
 from votr_mcp.server.hub import Hub
@@ -170,26 +171,47 @@ def _pinned_names(snapshot: Snapshot, pinned: Mapping[str, Sequence[str]]) -> li
 async def _prepare(options: ServeOptions, stack: AsyncExitStack, sessions: SessionHooks, change_control: ChangeControl) -> tuple[Hub, Any]:
     """Build the hub; return it with a coroutine function that finishes start-up in the background."""
     if options.config_path is None:
+        return await _prepare_catalog(options, stack, sessions, change_control)
+    return await _prepare_upstreams(options, stack, sessions, change_control)
+
+
+async def _prepare_catalog(options: ServeOptions, stack: AsyncExitStack, sessions: SessionHooks, change_control: ChangeControl) -> tuple[Hub, Any]:
+    """No upstreams: serve a catalog (``--catalog``, else what ``votr-mcp index`` put in a named
+    ``--store``, else the embedded registry). Search works; calls explain how to add the server."""
+    # A named store caches embeddings (a restart embeds nothing) and, when it is the source,
+    # also withholds changed tools until accepted.
+    store = await _open_store(options, stack) if options.store_path not in (None, "none") else None
+    cache = store.vectors if store is not None else None
+    catalog, source, path = Catalog([]), "", None
+    if options.catalog_path is None and store is not None:
+        catalog = await anyio.to_thread.run_sync(lambda: store.registry.catalog(include_held=True))
+        source = f"the store {options.store_path}"
+        if len(catalog) and isinstance(change_control, NoChangeControl):
+            from votr_mcp.store import StoreChangeControl
+
+            change_control = StoreChangeControl(store)
+    if not len(catalog):
         path = options.catalog_path or default_registry_path()
         loaded = load_catalog(path)
         for problem in loaded.problems:
             log.warning("catalog: %s", problem)
-        log.info("no upstream config: serving the catalog at %s (%d tools of %d servers); calls explain how to add servers",
-                 path, len(loaded.catalog), len(loaded.catalog.servers))
-        # A catalog file has no upstream to change under us: the store (only when named) just
-        # caches its embeddings, so a restart does not embed thousands of tools again.
-        store = await _open_store(options, stack) if options.store_path not in (None, "none") else None
-        cache = store.vectors if store is not None else None
-        hub = Hub(LiveIndex(loaded.catalog, build_searcher(loaded.catalog, cache=cache), reindex=reindex), None, sessions, change_control,
-                  setup_hints=registry_setup_hints(path), default_max_results=options.max_results)
-        hub.ready.set()
+        catalog, source = loaded.catalog, f"the catalog at {path}"
+    log.info("no upstream config: serving %s (%d tools of %d servers); calls explain how to add servers",
+             source, len(catalog), len(catalog.servers))
+    hints = registry_setup_hints(path) if path is not None else {}
+    if path is None or options.catalog_path is not None:
+        try:
+            hints = {**registry_setup_hints(default_registry_path()), **hints}
+        except VotrError:
+            pass  # no embedded registry in this install: generic hints
+    hub = Hub(LiveIndex(catalog, build_searcher(catalog, cache=cache), reindex=reindex), None, sessions, change_control,
+              setup_hints=hints, default_max_results=options.max_results)
+    hub.ready.set()
 
-        async def nothing() -> None:
-            return None
+    async def nothing() -> None:
+        return None
 
-        return hub, nothing
-
-    return await _prepare_upstreams(options, stack, sessions, change_control)
+    return hub, nothing
 
 
 async def _prepare_upstreams(options: ServeOptions, stack: AsyncExitStack, sessions: SessionHooks, change_control: ChangeControl) -> tuple[Hub, Any]:
