@@ -15,7 +15,7 @@ from votr_mcp.config import parse_upstreams
 from votr_mcp.errors import UpstreamError, UpstreamTimeout
 from votr_mcp.upstream import Upstreams, UpstreamStatus
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]  # each test starts real server processes
 
 
 def free_port() -> int:

@@ -17,7 +17,7 @@ from votr_mcp.upstream import Upstreams, UpstreamStatus
 
 from toy_upstreams import FAST, toy, toy_entry, wait_gone
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]  # each test starts real server processes
 
 START = 60  # seconds: a Python MCP server takes seconds to import on a loaded 2-core machine
 
