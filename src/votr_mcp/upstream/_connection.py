@@ -332,9 +332,14 @@ class Upstream:
 
     def _require_client(self) -> Client:
         client = self._client
-        if client is None:
-            raise UpstreamError(f"upstream '{self.name}' is {self.status().describe()}; it is retried automatically, try again later")
-        return client
+        if client is not None:
+            return client
+        status = self.status()
+        if status.state == "disabled":
+            raise UpstreamError(f"upstream '{self.name}' is disabled in the config; remove \"disabled\" from its entry to use it")
+        if status.state == "stopped":
+            raise UpstreamError(f"upstream '{self.name}' is stopped: votr-mcp is shutting down its connections")
+        raise UpstreamError(f"upstream '{self.name}' is {status.describe()}; it is retried automatically, try again later")
 
     async def call(self, tool: str, arguments: dict[str, Any] | None = None, timeout: float | None = None) -> types.CallToolResult:
         """Forward ``tools/call``; the result comes back unchanged, failures as UpstreamError."""
