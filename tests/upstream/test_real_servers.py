@@ -7,7 +7,8 @@ from typing import Any
 
 import anyio
 import pytest
-from toy_upstreams import wait_gone
+from toy_upstreams import session_members, wait_gone
+from upstream_servers import SERVERS_DIR, require_servers
 
 from votr_mcp.config import parse_upstreams
 from votr_mcp.upstream import Upstreams, harvest
@@ -55,3 +56,21 @@ async def test_calls_to_real_servers_return_their_results_and_errors_unchanged(u
     assert outside.is_error is True and "denied" in outside.content[0].text.lower()
     # Every server process (npm wrappers and Python entry points alike) is gone after close.
     await wait_gone(*(s.pid for s in statuses.values() if s.pid is not None), within=15)
+
+
+async def test_a_server_started_through_npx_leaves_no_process_of_its_tree_behind(linux_proc: None, tmp_path: Path) -> None:
+    require_servers(["memory"])
+    # npx -> sh -> node: the wrapper chain users configure; the whole chain shares one session.
+    entry = {"command": "npx", "args": ["--no-install", "mcp-server-memory"], "cwd": str(SERVERS_DIR),
+             "env": {"MEMORY_FILE_PATH": str(tmp_path / "memory.jsonl")}}
+    config = parse_upstreams({"mcpServers": {"memory": entry}})
+    async with Upstreams(config) as upstreams:
+        with anyio.fail_after(120):
+            status = (await upstreams.wait_started())["memory"]
+            assert status.state == "ready", status.error
+            assert status.pid is not None
+            running = session_members(status.pid)
+    assert status.pid in running and len(running) >= 2  # npx and the node server it started
+    with anyio.fail_after(15):
+        while session_members(status.pid):
+            await anyio.sleep(0.05)  # polled: these are not our children, so there is no exit event to wait on

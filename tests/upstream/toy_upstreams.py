@@ -4,6 +4,7 @@ Imported by name (pytest puts this folder on sys.path); the name is unique acros
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -49,3 +50,19 @@ async def wait_gone(*pids: int, within: float = 10.0) -> None:
     with anyio.fail_after(within):
         while any(process_state(pid) not in (None, "Z", "X") for pid in pids):
             await anyio.sleep(0.05)
+
+
+def session_members(sid: int) -> list[int]:
+    """Live (non-zombie) processes whose session id is ``sid``: a stdio server and all it started."""
+    members = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+        if int(fields[3]) == sid and fields[0] not in ("Z", "X"):
+            members.append(int(entry))
+    return members
