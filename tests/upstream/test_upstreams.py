@@ -8,6 +8,7 @@ import os
 import sys
 
 import anyio
+import anyio.to_thread
 import pytest
 
 from votr_mcp.catalog import Tool
@@ -123,6 +124,8 @@ async def test_an_upstream_that_never_answers_is_stopped_at_its_startup_deadline
         assert status.state == "retrying"
         assert status.error == "did not start within 1s (no answer to the handshake or tools/list); it was stopped"
         assert status.pid is not None
+        # Status is readable off the event loop too (the store and index work in threads).
+        assert (await anyio.to_thread.run_sync(upstreams.status, "mute")).state == "retrying"
         await wait_gone(status.pid)
         with pytest.raises(UpstreamError, match=r"upstream 'mute' is not connected \(did not start within 1s"):
             await upstreams.call("mute", "echo", {})

@@ -16,6 +16,7 @@ from __future__ import annotations
 import inspect
 import logging
 import math
+import time
 from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
 from typing import Any, TextIO
@@ -97,9 +98,10 @@ class Upstream:
         return self._tools
 
     def status(self) -> UpstreamStatus:
+        """A snapshot; safe to take from any thread (wall-clock free, no event loop needed)."""
         retry_in = None
         if self._state == "retrying" and self._retry_at is not None:
-            retry_in = max(0.0, self._retry_at - anyio.current_time())
+            retry_in = max(0.0, self._retry_at - time.monotonic())
         return UpstreamStatus(
             name=self.name,
             state=self._state,
@@ -127,10 +129,10 @@ class Upstream:
                 self._ready_at = None
                 reason = await self._connect_once()
                 # A connection that stayed up a while was a success: start the backoff over.
-                healthy = self._ready_at is not None and anyio.current_time() - self._ready_at >= self._backoff.healthy_after
+                healthy = self._ready_at is not None and time.monotonic() - self._ready_at >= self._backoff.healthy_after
                 failures = 1 if healthy else failures + 1
                 delay = self._backoff.delay(failures)
-                self._retry_at = anyio.current_time() + delay
+                self._retry_at = time.monotonic() + delay
                 level = logging.WARNING if failures <= 3 or failures % 10 == 0 else logging.DEBUG
                 logger.log(level, "upstream '%s': %s; retrying in %.1fs (attempt %d)", self.name, reason, delay, self._attempts + 1)
                 await self._set_state("retrying", reason)
@@ -173,7 +175,7 @@ class Upstream:
                         await group.start(self._listener, client)
                     tools = await self._harvest(client)
                     startup.deadline = math.inf
-                    self._ready_at = anyio.current_time()
+                    self._ready_at = time.monotonic()
                     self._client = client
                     self._tools = tools
                     logger.info(
