@@ -14,7 +14,7 @@ import pytest
 from votr_mcp.catalog import Tool
 from votr_mcp.config import parse_upstreams
 from votr_mcp.errors import UpstreamError, UpstreamTimeout
-from votr_mcp.upstream import Upstreams, UpstreamStatus
+from votr_mcp.upstream import Backoff, Upstreams, UpstreamStatus, kill_all_process_groups
 
 from toy_upstreams import FAST, toy, toy_entry, wait_gone
 
@@ -228,3 +228,14 @@ async def test_a_server_that_hangs_after_starting_is_found_out_by_its_next_timeo
     assert result.content[0].text == "thawed"
     assert frozen is not None
     await wait_gone(frozen)
+
+
+async def test_the_exit_safety_net_kills_every_server_process_group_still_running(linux_proc: None) -> None:
+    # What atexit runs when the process exits without closing Upstreams (e.g. sys.exit on SIGTERM).
+    async with Upstreams([toy("toy", "--grandchild")], backoff=Backoff(initial=30)) as upstreams:
+        with anyio.fail_after(START):
+            await upstreams.wait_started()
+            pids = (await upstreams.call("toy", "whoami")).structured_content
+            assert pids is not None
+            assert kill_all_process_groups() >= 1
+            await wait_gone(pids["pid"], pids["grandchild"])

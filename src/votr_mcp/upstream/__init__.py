@@ -10,6 +10,7 @@
 from votr_mcp.upstream._connection import StatusCallback, ToolsCallback, Upstream
 from votr_mcp.upstream._manager import HarvestResult, Upstreams, harvest
 from votr_mcp.upstream._status import Backoff, State, UpstreamStatus
+from votr_mcp.upstream._stdio import kill_all_process_groups
 
 __all__ = [
     "Backoff",
@@ -21,4 +22,5 @@ __all__ = [
     "UpstreamStatus",
     "Upstreams",
     "harvest",
+    "kill_all_process_groups",
 ]

@@ -12,6 +12,7 @@ Windows has no process groups; there :func:`open_stdio` defers to the SDK's tran
 
 from __future__ import annotations
 
+import atexit
 import collections
 import logging
 import os
@@ -29,7 +30,7 @@ import mcp_types as types
 from mcp.client.stdio import StdioServerParameters, get_default_environment, stdio_client
 from mcp.shared.message import SessionMessage
 
-__all__ = ["ChildProcess", "open_stdio"]
+__all__ = ["ChildProcess", "kill_all_process_groups", "open_stdio"]
 
 logger = logging.getLogger("votr_mcp.upstream")
 
@@ -38,6 +39,27 @@ _TERM_GRACE = 2.0  # seconds between SIGTERM and SIGKILL
 _POLL = 0.05  # how often a waiting shutdown looks at the exit status
 _STDERR_TAIL = 20
 _STDERR_DRAIN = 1.0  # seconds to read what a dead server left in its stderr pipe
+
+# Process groups started here and not yet stopped: the safety net below ends them if the
+# interpreter exits without unwinding (sys.exit from a signal handler, an unhandled error).
+_live_groups: set[int] = set()
+
+
+def kill_all_process_groups() -> int:
+    """SIGKILL every server process group still running; returns how many were signalled.
+
+    Registered with :mod:`atexit`. A CLI that turns SIGTERM into an orderly exit (so that
+    this runs, or better, so that ``Upstreams`` closes) leaves no server behind.
+    """
+    count = 0
+    for pgid in list(_live_groups):
+        _signal_group(pgid, signal.SIGKILL)
+        _live_groups.discard(pgid)
+        count += 1
+    return count
+
+
+atexit.register(kill_all_process_groups)
 
 
 @dataclass
@@ -85,6 +107,7 @@ async def open_stdio(
         start_new_session=True,  # its own process group: one signal reaches everything it starts
     )
     child.pid = process.pid
+    _live_groups.add(process.pid)
     read_send, read_recv = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     write_send, write_recv = anyio.create_memory_object_stream[SessionMessage](0)
 
@@ -144,6 +167,7 @@ async def open_stdio(
         finally:
             with anyio.CancelScope(shield=True):
                 await _stop(process)
+                _live_groups.discard(process.pid)
                 child.returncode = process.returncode
                 # Its last words (why it failed to start) may still be in the pipe.
                 with anyio.move_on_after(_STDERR_DRAIN):
