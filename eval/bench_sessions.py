@@ -27,6 +27,7 @@ import subprocess
 import sys
 import time
 import tracemalloc
+from array import array
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -53,21 +54,25 @@ def rss_bytes() -> int:
     return 0
 
 
-def malloc_trim() -> bool:
-    """Ask glibc to hand freed heap pages back to the OS; False where that is not possible."""
-    name = ctypes.util.find_library("c")
+def load_libc() -> ctypes.CDLL | None:
+    """The C library, for ``malloc_trim``; None where there is none to call (not glibc)."""
     try:
-        libc = ctypes.CDLL(name)
-        libc.malloc_trim(0)
+        libc = ctypes.CDLL(ctypes.util.find_library("c"))
+        libc.malloc_trim  # noqa: B018 - raises AttributeError outside glibc
     except (OSError, AttributeError, TypeError):
-        return False
-    return True
+        return None
+    return libc
 
 
-def measure(label: str, manager: SessionManager, traced: bool) -> Point:
+def measure(values: array, lives: array, at: int, manager: SessionManager, traced: bool) -> None:
+    """Record one point into preallocated arrays.
+
+    Nothing long-lived may be allocated while sessions fill the heap: one surviving object
+    pins a whole allocator arena, and the benchmark would then measure its own bookkeeping.
+    """
     gc.collect()
-    value = tracemalloc.get_traced_memory()[0] if traced else rss_bytes()
-    return Point(label, value, len(manager))
+    values[at] = tracemalloc.get_traced_memory()[0] if traced else rss_bytes()
+    lives[at] = len(manager)
 
 
 def play_trace(manager: SessionManager, clock: ManualClock, i: int) -> int:
@@ -91,27 +96,39 @@ def play_trace(manager: SessionManager, clock: ManualClock, i: int) -> int:
 def run(sessions: int, rounds: int) -> dict:
     """The workload in this process; measures whatever this process can measure."""
     traced = tracemalloc.is_tracing()
+    # Loaded once, before the workload: loading it later allocates objects that outlive a round.
+    libc = None if traced else load_libc()
+    trim = libc is not None
+    labels = ["baseline"]
+    for r in range(1, rounds + 1):
+        labels += [f"round {r}: {sessions:,} live", f"round {r}: after collection"]
+        labels += [f"round {r}: after collection + malloc_trim"] if trim else []
+    values, lives, counts = array("q", [0] * len(labels)), array("q", [0] * len(labels)), array("q", [0, 0])
     clock = ManualClock()
     settings = SessionSettings(guard=GuardSettings(max_repeats=3), max_sessions=sessions, idle_seconds=1800.0)
     manager = SessionManager(settings, clock=clock, pinned=TOOLS[:3])
-    points = [measure("baseline", manager, traced)]
-    notes = 0
+    measure(values, lives, 0, manager, traced)
+    at = 1
     started = time.perf_counter()
     for r in range(1, rounds + 1):
         for i in range(sessions):
-            notes += play_trace(manager, clock, r * sessions + i)
-        points.append(measure(f"round {r}: {sessions:,} live", manager, traced))
+            counts[0] += play_trace(manager, clock, r * sessions + i)
+        measure(values, lives, at, manager, traced)
         clock.advance(settings.idle_seconds + 1)
         manager.collect()
-        points.append(measure(f"round {r}: after collection", manager, traced))
-        if not traced and malloc_trim():
-            points.append(measure(f"round {r}: after collection + malloc_trim", manager, traced))
+        measure(values, lives, at + 1, manager, traced)
+        at += 2
+        if libc is not None:
+            libc.malloc_trim(0)
+            measure(values, lives, at, manager, traced)
+            at += 1
+    counts[1] = manager.collected
     return {
         "traced": traced,
         "elapsed_s": time.perf_counter() - started,
-        "guard_notes": notes,
-        "collected": manager.collected,
-        "points": [asdict(p) for p in points],
+        "guard_notes": counts[0],
+        "collected": counts[1],
+        "points": [asdict(Point(label, values[k], lives[k])) for k, label in enumerate(labels)],
     }
 
 
