@@ -29,7 +29,8 @@ def _capture_module():
 
 
 def test_the_default_catalog_is_the_checkouts_registry_and_loads_without_problems() -> None:
-    assert default_registry_path().resolve() == REGISTRY
+    # The installed package finds a registry with these files (its own checkout's, or the wheel's copy).
+    assert sorted(p.name for p in default_registry_path().glob("*.json")) == sorted(p.name for p in REGISTRY.glob("*.json"))
     result = load_catalog(REGISTRY)
     assert result.problems == ()
     assert len(result.catalog) >= 50
