@@ -44,3 +44,16 @@ def test_negative_idf_is_floored_like_rank_bm25():
 def test_bm25_refuses_an_empty_corpus_with_a_clear_message():
     with pytest.raises(ValueError, match="at least one document"):
         BM25Index([])
+
+
+def test_tfidf_matches_scikit_learns_sublinear_smoothed_tfidf_cosines():
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    from votr_mcp.index.sparse import SparseIndex, unigrams_and_bigrams
+
+    oracle = TfidfVectorizer(analyzer=unigrams_and_bigrams, sublinear_tf=True)
+    matrix = oracle.fit_transform(DOCS)
+    index = SparseIndex(DOCS)
+    for query in ["send an email message", "delete files in a directory", "github pull request list", "nothing matches zzz"]:
+        expected = (matrix @ oracle.transform([query]).T).toarray().ravel()
+        np.testing.assert_allclose(index.scores(query), expected, rtol=1e-5, atol=1e-6)

@@ -122,3 +122,19 @@ def test_search_returns_signatures_and_an_exact_token_count(retriever):
     result = retriever.search("list pull requests", max_results=1)
     assert result.lines() == ["[server: github] list_pull_requests(owner: str, repo: str, state?: str) → List pull requests in a repository."]
     assert result.tokens() > 10
+
+
+def test_swapping_one_changed_tool_matches_a_full_rebuild_when_no_new_words_appear(retriever, small_catalog):
+    import dataclasses
+
+    old = small_catalog.get(("weather", "get_forecast"))
+    new = dataclasses.replace(old, description="Get the weather forecast for a city, as a file.")
+    added = dataclasses.replace(old, server="weather2", name="forecast_city")
+    swapped = retriever.with_tools_changed([new, added], removed=[("calendar", "create_event")])
+    rebuilt = retriever.with_catalog(swapped.catalog)
+    assert [t.key for t in swapped.catalog] == [t.key for t in rebuilt.catalog]
+    assert ("calendar", "create_event") not in swapped.catalog and swapped.catalog.get(new.key) == new
+    for query in ["weather forecast file", "read a file", "schedule an event"]:
+        a, b = swapped.search(query), rebuilt.search(query)
+        assert set(a.ranked_keys[:3]) == set(b.ranked_keys[:3])
+        np.testing.assert_allclose(np.sort(a.cosines), np.sort(b.cosines), atol=1e-5)

@@ -54,9 +54,11 @@ class BM25Index:
             avgdl = 1.0
         doc_freq = np.bincount(np.asarray(cols, dtype=np.int64), minlength=tf.shape[1]).astype(np.float64)
         self.idf = idf_okapi(n, doc_freq, epsilon)
+        self._k1, self._b, self._avgdl = k1, b, avgdl
         coo = tf.tocoo()
         weights = self.idf[coo.col] * term_weight(coo.data, doc_len[coo.row], avgdl, k1, b)
         self._weights = sp.csc_matrix((weights, (coo.row, coo.col)), shape=tf.shape)
+        self._csr: sp.csr_matrix | None = None
         self.vocab = vocab
         self.n_docs = n
 
@@ -68,6 +70,33 @@ class BM25Index:
         ids = [self.vocab[t] for t in counts]
         weights = np.fromiter(counts.values(), dtype=np.float64, count=len(counts))
         return np.asarray(self._weights[:, ids] @ weights).ravel()
+
+    def restack(self, rows: Sequence[int | Sequence[str]]) -> "BM25Index":
+        """A new index whose row j is old row ``rows[j]`` (an int) or a new document (its tokens),
+        weighted with this index's idf and average length; terms outside the vocabulary are
+        ignored until the next full build. Lets one changed tool be swapped in without a rebuild."""
+        csr = self._csr if self._csr is not None else self._weights.tocsr()
+        old_rows = [int(r) for r in rows if isinstance(r, (int, np.integer))]
+        fresh = [r for r in rows if not isinstance(r, (int, np.integer))]
+        parts = [csr[old_rows]] if old_rows else []
+        for doc in fresh:
+            counts = Counter(t for t in doc if t in self.vocab)
+            ids = [self.vocab[t] for t in counts]
+            tf = np.fromiter(counts.values(), dtype=np.float64, count=len(ids))
+            w = self.idf[ids] * term_weight(tf, np.full(len(ids), float(len(doc))), self._avgdl, self._k1, self._b)
+            parts.append(sp.csr_matrix((w, ([0] * len(ids), ids)), shape=(1, csr.shape[1])))
+        # Rows were stacked old-first; put each back at its place in the new order.
+        place = np.empty(len(rows), dtype=np.intp)
+        is_old = np.array([isinstance(r, (int, np.integer)) for r in rows], dtype=bool)
+        place[np.flatnonzero(is_old)] = np.arange(len(old_rows))
+        place[np.flatnonzero(~is_old)] = len(old_rows) + np.arange(len(fresh))
+        stacked = sp.vstack(parts, format="csr")[place] if parts else sp.csr_matrix((0, csr.shape[1]))
+        new = object.__new__(BM25Index)
+        new.__dict__.update(self.__dict__)
+        new._csr = stacked
+        new._weights = stacked.tocsc()
+        new.n_docs = len(rows)
+        return new
 
     def __len__(self) -> int:
         return self.n_docs

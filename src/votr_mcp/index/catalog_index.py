@@ -20,7 +20,7 @@ from votr_mcp.index.sparse import SparseIndex
 from votr_mcp.index.text import server_texts, tool_dense_text, tool_lexical_text
 from votr_mcp.index.tokenize import tokenize
 
-__all__ = ["LexicalIndex", "DenseIndex", "build_lexical", "build_dense", "dense_texts"]
+__all__ = ["LexicalIndex", "DenseIndex", "build_lexical", "build_dense", "dense_texts", "restack_lexical", "restack_dense"]
 
 log = logging.getLogger(__name__)
 
@@ -85,4 +85,48 @@ def build_dense(catalog: Catalog, embedder: Embedder, cache: EmbeddingCache | No
         server_description=np.ascontiguousarray(vectors[n : n + m]),
         server_summary=np.ascontiguousarray(vectors[n + m : n + 2 * m]),
         server_of=np.fromiter((server_row[t.server] for t in catalog), dtype=np.intp, count=n),
+    )
+
+
+Rows = Sequence["int | None"]
+"""For each tool of a new catalog: its row in the old index, or None when it is new or changed."""
+
+
+def restack_lexical(old: LexicalIndex, catalog: Catalog, rows: Rows) -> LexicalIndex:
+    """Lexical indexes for ``catalog`` reusing old rows; new rows use the old vocabulary and idf."""
+    texts = [tool_lexical_text(t) if r is None else None for t, r in zip(catalog, rows)]
+    bm25 = old.bm25.restack([r if r is not None else tokenize(x or "") for r, x in zip(rows, texts)])
+    sparse = old.sparse.restack([r if r is not None else (x or "") for r, x in zip(rows, texts)])
+    return LexicalIndex(bm25, sparse)
+
+
+def restack_dense(old: DenseIndex, catalog: Catalog, rows: Rows, embedder: Embedder, cache: EmbeddingCache | None) -> DenseIndex:
+    """Dense vectors for ``catalog`` reusing old tool rows; new tools and all server texts come from
+    the cache (embedded only when missing)."""
+    fresh = [t for t, r in zip(catalog, rows) if r is None]
+    servers = list(catalog.servers.values())
+    pairs = [server_texts(s) for s in servers]
+    example_texts = [e for t in fresh for e in t.examples]
+    texts = [tool_dense_text(t) for t in fresh] + [p[0] for p in pairs] + [p[1] for p in pairs] + example_texts
+    vectors = embed_cached(embedder, texts, cache) if texts else np.zeros((0, old.tools.shape[1]), dtype=np.float32)
+    keep = np.array([r if r is not None else -1 for r in rows], dtype=np.intp)
+    tools = old.tools[np.maximum(keep, 0)].copy()
+    t2v = old.tools_t2v[np.maximum(keep, 0)].copy()
+    new_rows = np.flatnonzero(keep < 0)
+    tools[new_rows] = vectors[: len(fresh)]
+    t2v[new_rows] = vectors[: len(fresh)]
+    offset = len(fresh) + 2 * len(servers)
+    for row, tool in zip(new_rows, fresh):
+        if tool.examples:
+            t2v[row] = l2_normalise(tools[row] + vectors[offset : offset + len(tool.examples)].mean(axis=0))
+            offset += len(tool.examples)
+    m = len(servers)
+    server_row = {s.name: i for i, s in enumerate(servers)}
+    return DenseIndex(
+        model_id=old.model_id,
+        tools=tools,
+        tools_t2v=t2v,
+        server_description=np.ascontiguousarray(vectors[len(fresh) : len(fresh) + m]),
+        server_summary=np.ascontiguousarray(vectors[len(fresh) + m : len(fresh) + 2 * m]),
+        server_of=np.fromiter((server_row[t.server] for t in catalog), dtype=np.intp, count=len(catalog)),
     )

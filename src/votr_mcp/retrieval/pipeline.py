@@ -19,7 +19,8 @@ from numpy.typing import NDArray
 from votr_mcp.catalog.models import Catalog, ToolKey
 from votr_mcp.catalog.naming import call_names
 from votr_mcp.errors import RetrievalError
-from votr_mcp.index.catalog_index import DenseIndex, LexicalIndex, build_dense, build_lexical
+from votr_mcp.catalog.models import Tool
+from votr_mcp.index.catalog_index import DenseIndex, LexicalIndex, build_dense, build_lexical, restack_dense, restack_lexical
 from votr_mcp.index.dense import Embedder, EmbeddingCache, MemoryEmbeddingCache
 from votr_mcp.index.tokenize import content_tokens, split_identifier, tokenize
 from votr_mcp.retrieval.calibration import Calibration, choose_k, confidences, shipped_calibration
@@ -37,6 +38,28 @@ Exclude = Collection[ToolKey] | NDArray[np.bool_]
 
 
 @dataclass(frozen=True, slots=True)
+class _ToolFeatures:
+    """Per-tool tokens the head reranks read, computed once per tool and reused across swaps."""
+
+    name_tokens: list[set[str]]
+    server_tokens: list[set[str]]
+    bulk: NDArray[np.int8]
+
+    @classmethod
+    def of(cls, tools: Sequence[Tool]) -> "_ToolFeatures":
+        return cls([content_tokens(split_identifier(t.name)) for t in tools], [content_tokens(t.server) for t in tools],
+                   np.fromiter((tool_bulk(t.name) for t in tools), dtype=np.int8, count=len(tools)))
+
+    def restack(self, tools: Sequence[Tool], rows: Sequence[int | None]) -> "_ToolFeatures":
+        fresh = _ToolFeatures.of([t for t, r in zip(tools, rows) if r is None])
+        it = iter(range(len(fresh.bulk)))
+        picks = [(True, r) if r is not None else (False, next(it)) for r in rows]
+        return _ToolFeatures([self.name_tokens[i] if old else fresh.name_tokens[i] for old, i in picks],
+                             [self.server_tokens[i] if old else fresh.server_tokens[i] for old, i in picks],
+                             np.array([self.bulk[i] if old else fresh.bulk[i] for old, i in picks], dtype=np.int8))
+
+
+@dataclass(frozen=True, slots=True)
 class _Ranking:
     order: NDArray[np.intp]  # catalog positions, best first
     fused: NDArray[np.float64]  # fused (and reranked) score of each ranked position
@@ -47,7 +70,8 @@ class Retriever:
     """Hybrid tool retrieval over one catalog. Immutable: ``with_*`` methods return new retrievers."""
 
     def __init__(self, catalog: Catalog, lexical: LexicalIndex, dense: DenseIndex | None, *, embedder: Embedder | None,
-                 cache: EmbeddingCache, config: RetrievalConfig, calibration: Calibration | None) -> None:
+                 cache: EmbeddingCache, config: RetrievalConfig, calibration: Calibration | None,
+                 features: _ToolFeatures | None = None) -> None:
         self.catalog = catalog
         self.config = config
         self.calibration = calibration
@@ -55,13 +79,12 @@ class Retriever:
         self.cache = cache
         self._lexical = lexical
         self._dense = dense
-        names = call_names(t.key for t in catalog)
-        self.call_names: Mapping[ToolKey, str] = names
-        self._name_tokens = [content_tokens(split_identifier(t.name)) for t in catalog]
-        self._server_tokens = [content_tokens(t.server) for t in catalog]
-        self._bulk = np.fromiter((tool_bulk(t.name) for t in catalog), dtype=np.int8, count=len(catalog))
+        self.call_names: Mapping[ToolKey, str] = call_names(t.key for t in catalog)
+        self._features = features if features is not None else _ToolFeatures.of(catalog)
+        self._name_tokens = self._features.name_tokens
+        self._server_tokens = self._features.server_tokens
+        self._bulk = self._features.bulk
         servers = list(catalog.servers)
-        self._server_names = servers
         self._server_name_tokens = [content_tokens(s) for s in servers]
         self._server_row = {s: i for i, s in enumerate(servers)}
         self._server_of = np.fromiter((self._server_row[t.server] for t in catalog), dtype=np.intp, count=len(catalog))
@@ -93,6 +116,36 @@ class Retriever:
         """A retriever over a new catalog; only tools whose embedded text changed are re-embedded."""
         return Retriever.build(catalog, embedder=self.embedder if self._dense is not None else None, cache=self.cache,
                                config=self.config, calibration=self.calibration)
+
+    def with_tools_changed(self, changed: Sequence[Tool] = (), removed: Collection[ToolKey] = ()) -> "Retriever":
+        """A retriever with some tools replaced, added or removed, without a full rebuild: untouched
+        rows are reused, changed rows are computed against the existing vocabulary and idf (new words
+        count only after the next full :meth:`with_catalog`), their vectors come from the cache."""
+        pending = {t.key: t for t in changed}
+        gone = set(removed)
+        tools: list[Tool] = []
+        rows: list[int | None] = []
+        for i, tool in enumerate(self.catalog):
+            if tool.key in gone:
+                continue
+            if tool.key in pending:
+                tools.append(pending.pop(tool.key))
+                rows.append(None)
+            else:
+                tools.append(tool)
+                rows.append(i)
+        for tool in pending.values():
+            tools.append(tool)
+            rows.append(None)
+        if not tools:
+            raise RetrievalError("removing these tools would leave the catalog empty")
+        catalog = Catalog(tools)
+        lexical = restack_lexical(self._lexical, catalog, rows)
+        dense = None
+        if self._dense is not None and self.embedder is not None:
+            dense = restack_dense(self._dense, catalog, rows, self.embedder, self.cache)
+        return Retriever(catalog, lexical, dense, embedder=self.embedder, cache=self.cache, config=self.config,
+                         calibration=self.calibration, features=self._features.restack(tools, rows))
 
     def with_embedder(self, embedder: Embedder, cache: EmbeddingCache | None = None) -> "Retriever":
         """This catalog with dense vectors (embeds what the cache lacks; blocking)."""

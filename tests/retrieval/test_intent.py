@@ -1,0 +1,21 @@
+from votr_mcp.retrieval.intent import query_bulk, split_needs, tool_bulk
+
+
+def test_query_bulk_reads_many_versus_one():
+    assert query_bulk("delete all files in tmp") == 1
+    assert query_bulk("delete this file") == -1
+    assert query_bulk("weather in Rome") == 0
+
+
+def test_tool_bulk_reads_plural_objects_and_bulk_words():
+    assert tool_bulk("delete_files") == 1 and tool_bulk("BulkUpdateRecords") == 1
+    assert tool_bulk("delete_file") == -1 and tool_bulk("UpdateRecord") == -1
+    assert tool_bulk("search") == 0
+
+
+def test_split_needs_keeps_a_single_need_whole_and_splits_sequenced_ones():
+    assert split_needs("list open pull requests") == ["list open pull requests"]
+    assert split_needs("Read the file report.txt and then email it to my boss") == ["Read the file report.txt", "email it to my boss"]
+    assert split_needs("First, fetch the page. Next, summarise it in French; finally save the summary to notes") == [
+        "fetch the page", "summarise it in French", "save the summary to notes"]
+    assert len(split_needs("a. b c d. e f g. h i j. k l m. n o p. q r s", max_needs=3)) == 3
