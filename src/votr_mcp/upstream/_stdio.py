@@ -115,13 +115,20 @@ async def open_stdio(
         assert process.stdout is not None
         async with read_send:
             buffer = b""
+            forwarding = True
             with suppress(anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
                 while True:
-                    buffer += await process.stdout.receive()
-                    *lines, buffer = buffer.split(b"\n")
+                    chunk = await process.stdout.receive()
+                    if not forwarding:
+                        continue  # the session is gone: keep draining, or a server blocked on a full pipe cannot exit
+                    *lines, buffer = (buffer + chunk).split(b"\n")
                     for line in lines:
                         if line.strip():
-                            await read_send.send(_parse(line))
+                            try:
+                                await read_send.send(_parse(line))
+                            except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+                                forwarding = False
+                                break
 
     async def write_stdin() -> None:
         assert process.stdin is not None
