@@ -6,7 +6,8 @@ immutable history, change control against rug pulls, and the embedding cache.
 
 from votr_mcp.store.indexing import CheckpointEmbedder, IndexReport, dense_texts, index_catalog
 from votr_mcp.store.migrations import LATEST as SCHEMA_VERSION
-from votr_mcp.store.registry import Registry, SyncReport, ToolRecord, VersionRecord, changed_fields
+from votr_mcp.store.records import SyncReport, ToolRecord, VersionRecord, changed_fields
+from votr_mcp.store.registry import Registry
 from votr_mcp.store.store import MEMORY, Store, StoreChangeControl, default_store_path
 from votr_mcp.store.vectors import VectorStore
 

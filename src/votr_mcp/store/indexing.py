@@ -23,7 +23,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from votr_mcp.catalog import Catalog
-from votr_mcp.store.registry import SyncReport
+from votr_mcp.store.records import SyncReport
 from votr_mcp.store.store import Store
 from votr_mcp.store.vectors import VectorStore
 

@@ -20,73 +20,22 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
 from votr_mcp.catalog import Catalog, Tool, ToolKey, call_names, canonical_definition, canonical_json, content_hash, server_hash
-from votr_mcp.catalog.canonical import DEFINITION_FIELDS
 from votr_mcp.errors import StoreError
 from votr_mcp.store import _sqlite
 from votr_mcp.store._sqlite import Connection
+from votr_mcp.store.records import RECORD_SQL, SyncReport, ToolRecord, VersionRecord, changed_fields, record_of
 
-__all__ = ["ToolRecord", "VersionRecord", "SyncReport", "Registry", "TRUST_POLICIES", "changed_fields"]
+__all__ = ["Registry", "TRUST_POLICIES"]
 
 TRUST_POLICIES = ("manual", "auto")
 
 
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
-
-
-def changed_fields(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
-    """Definition fields whose values differ between two canonical definitions."""
-    return [f for f in DEFINITION_FIELDS if old.get(f) != new.get(f)]
-
-
-@dataclass(frozen=True, slots=True)
-class ToolRecord:
-    """One tool as the registry holds it now."""
-
-    server: str
-    name: str
-    status: str  # 'active' | 'held' | 'removed'
-    version: int  # the version upstream serves now
-    accepted_version: int | None
-    content_hash: str
-    changed: tuple[str, ...]  # fields that differ from the accepted version ('held' only)
-    tool: Tool
-
-    @property
-    def key(self) -> ToolKey:
-        return (self.server, self.name)
-
-
-@dataclass(frozen=True, slots=True)
-class VersionRecord:
-    """One immutable entry of a tool's history."""
-
-    version: int
-    content_hash: str
-    changed_fields: tuple[str, ...]
-    seen_at: str
-    definition: Mapping[str, Any]
-
-
-@dataclass(frozen=True, slots=True)
-class SyncReport:
-    """What one sync changed."""
-
-    tools: int
-    new: int
-    changed: int
-    held: int
-    auto_accepted: int
-    removed: int
-    restored: int
-
-    def as_dict(self) -> dict[str, int]:
-        return {f: getattr(self, f) for f in self.__dataclass_fields__}
 
 
 class Registry:
@@ -182,8 +131,8 @@ class Registry:
         """Every tool (or those with ``status``), in server then insertion order."""
         where, args = ("WHERE t.status = ?", (status,)) if status else ("", ())
         with _sqlite.guard("reading tools"):
-            rows = self.conn.execute(f"{_RECORD_SQL} {where} ORDER BY s.id, t.id", args).fetchall()
-        return [_record(r) for r in rows]
+            rows = self.conn.execute(f"{RECORD_SQL} {where} ORDER BY s.id, t.id", args).fetchall()
+        return [record_of(r) for r in rows]
 
     def catalog(self, *, include_held: bool = False) -> Catalog:
         """The tools search may show: active ones (and held ones when asked, e.g. to embed)."""
@@ -201,10 +150,10 @@ class Registry:
     def refusal(self, key: ToolKey) -> str | None:
         """Why ``key`` may not be called now, with how to allow it; None when it may."""
         with _sqlite.guard("checking a tool"):
-            rows = self.conn.execute(f"{_RECORD_SQL} WHERE s.name = ? AND t.name = ?", key).fetchall()
+            rows = self.conn.execute(f"{RECORD_SQL} WHERE s.name = ? AND t.name = ?", key).fetchall()
         if not rows:
             return None
-        record = _record(rows[0])
+        record = record_of(rows[0])
         if record.status == "held":
             names = self._call_name(record.key)
             return (
@@ -382,26 +331,6 @@ class Registry:
             self._decide(tid, vid, action, now)
         self.generation += 1
         return self.find(f"{record.server}/{record.name}")
-
-
-_RECORD_SQL = (
-    "SELECT s.name, s.description, s.summary, t.name, t.status, cv.version, av.version, t.content_hash, "
-    "t.definition, t.extra, av.definition FROM tools t JOIN servers s ON s.id = t.server_id "
-    "JOIN tool_versions cv ON cv.id = t.current_version_id LEFT JOIN tool_versions av ON av.id = t.accepted_version_id"
-)
-
-
-def _record(row: tuple[Any, ...]) -> ToolRecord:
-    server, s_desc, s_summary, name, status, version, accepted, digest, definition, extra, accepted_def = row
-    current = json.loads(definition)
-    changed = tuple(changed_fields(json.loads(accepted_def), current)) if status == "held" and accepted_def else ()
-    tool = Tool(
-        server=server, name=name, description=current.get("description", ""), input_schema=current.get("input_schema") or {},
-        server_description=s_desc, server_summary=s_summary, title=current.get("title"),
-        output_schema=current.get("output_schema"), annotations=current.get("annotations"),
-        examples=tuple(current.get("examples") or ()), extra=json.loads(extra),
-    )
-    return ToolRecord(server, name, status, int(version), None if accepted is None else int(accepted), digest, changed, tool)
 
 
 def _extra_json(tool: Tool) -> str:
