@@ -20,23 +20,19 @@ __all__ = ["register", "run", "add_store_argument", "store_path"]
 
 log = logging.getLogger("votr_mcp.cli.index")
 
-STORE_ENV = "VOTR_MCP_STORE"
-
 
 def add_store_argument(parser: argparse.ArgumentParser) -> None:
     """The ``--store PATH`` option shared by the commands that use the registry."""
     parser.add_argument(
         "--store", metavar="PATH",
-        help=f"the SQLite registry file (default: ${STORE_ENV}, else registry.sqlite3 in the user data folder)",
+        help="the SQLite registry file (default: registry.sqlite3 in the user data folder, as for `votr-mcp serve`)",
     )
 
 
 def store_path(args: argparse.Namespace) -> str:
-    """The store path from ``--store``, then the environment, then the platform default."""
+    """The store path from ``--store``, else the platform default (the same as `votr-mcp serve`)."""
     if getattr(args, "store", None):
         return str(args.store)
-    if os.environ.get(STORE_ENV):
-        return os.environ[STORE_ENV]
     from votr_mcp.store import default_store_path
 
     return str(default_store_path())
