@@ -11,7 +11,8 @@
    search_tools answer arrives; cold (empty store) and warm (second start, same store).
 
 Prints the figures and writes eval/SERVER_BENCH.md with this command line. Timings on a
-shared 2-core machine are noisy: the report states the load average; compare ratios.
+shared 2-core machine are noisy: variants are measured in turn, query by query (call by call),
+so load swings hit all alike; the report states the load average.
 """
 
 from __future__ import annotations
@@ -57,87 +58,77 @@ def summary(values_ms: list[float]) -> dict[str, float]:
     return {"n": len(values_ms), "p50": statistics.median(values_ms), "p95": percentile(values_ms, 95), "mean": statistics.fmean(values_ms)}
 
 
-async def bench_search(tools: Path, queries: list[str], cache: Path, data_home: str, dense: bool) -> dict[str, Any]:
-    args = ["--catalog", str(tools), "--store", str(cache)] + (["--wait-for-dense"] if dense else ["--no-dense"])
-    times: list[float] = []
-    with anyio.fail_after(1800):
-        async with Client(votr(args, data_home)) as client:
-            first = await client.call_tool("search_tools", {"query": queries[0]})  # waits for the index (and model)
-            assert not first.is_error, first.content
-            assert first.structured_content["dense"] is dense or not first.structured_content["tools"], first.structured_content
-            for query in queries[1:6]:  # warm-up: first calls pay for lazy imports
-                await client.call_tool("search_tools", {"query": query})
-            for query in queries:
-                start = time.perf_counter()
-                result = await client.call_tool("search_tools", {"query": query})
-                times.append((time.perf_counter() - start) * 1000)
-                assert not result.is_error
-    return summary(times)
+async def timed(call: Any) -> float:
+    start = time.perf_counter()
+    await call()
+    return (time.perf_counter() - start) * 1000
 
 
-def bench_in_process(tools: Path, queries: list[str], cache: Path) -> dict[str, Any]:
-    """The same searches on a Retriever in this process: what retrieval costs without the server."""
+async def bench_search(tools: Path, queries: list[str], cache: Path, data_home: str) -> dict[str, Any]:
+    """Round trips through votr-mcp (dense, lexical) and the same searches in process, taken in
+    turn for each query so that load swings hit every variant alike."""
     from votr_mcp.catalog import load_catalog
     from votr_mcp.index import MiniLMEmbedder
     from votr_mcp.retrieval import Retriever
     from votr_mcp.store import Store
 
+    base = ["--catalog", str(tools), "--store", str(cache)]
+    times: dict[str, list[float]] = {"dense": [], "lexical": [], "in_process_dense": [], "in_process_lexical": []}
     catalog = load_catalog(tools).catalog
-    out: dict[str, Any] = {}
-    with Store.open(cache) as store:
+    with anyio.fail_after(3600), Store.open(cache) as store:
         lexical = Retriever.build(catalog, cache=store.vectors)
-        dense = lexical.with_embedder(MiniLMEmbedder(), store.vectors)
-        for name, retriever in (("lexical", lexical), ("dense", dense)):
-            for query in queries[:5]:
-                retriever.search(query)
-            times = []
-            for query in queries:
-                start = time.perf_counter()
-                retriever.search(query)
-                times.append((time.perf_counter() - start) * 1000)
-            out[name] = summary(times)
-    return out
+        dense = await anyio.to_thread.run_sync(lambda: lexical.with_embedder(MiniLMEmbedder(), store.vectors))
+        async with Client(votr([*base, "--wait-for-dense"], data_home)) as with_dense, Client(votr([*base, "--no-dense"], data_home)) as without:
+            first = await with_dense.call_tool("search_tools", {"query": queries[0]})  # waits for the model and vectors
+            assert first.structured_content["dense"] is True, first.structured_content
+            runs = {
+                "dense": lambda q: with_dense.call_tool("search_tools", {"query": q}),
+                "lexical": lambda q: without.call_tool("search_tools", {"query": q}),
+                "in_process_dense": lambda q: anyio.to_thread.run_sync(dense.search, q),
+                "in_process_lexical": lambda q: anyio.to_thread.run_sync(lexical.search, q),
+            }
+            for query in queries[1:6]:  # warm-up: first calls pay for lazy imports
+                for run in runs.values():
+                    await run(query)
+            for i, query in enumerate(queries):
+                names = list(runs)
+                for name in names[i % 4 :] + names[: i % 4]:  # rotate the order too
+                    times[name].append(await timed(lambda: runs[name](query)))
+    return {name: summary(values) for name, values in times.items()}
 
 
 async def bench_calls(calls: int, data_home: str, workdir: Path) -> dict[str, Any]:
+    """The same echo call directly, through the upstream pool in process, and through votr-mcp, in turn."""
     from upstream_servers import servers_config, stdio_parameters, write_config
+
+    from votr_mcp.config import parse_upstreams
+    from votr_mcp.upstream import Upstreams
 
     config = servers_config(workdir, ["everything"])
     entry = config["mcpServers"]["everything"]
     path = write_config(workdir / "everything.json", config)
-    direct: list[float] = []
-    proxied: list[float] = []
-    with anyio.fail_after(600):
-        async with Client(stdio_parameters(entry)) as client:
-            for i in range(10):
-                await client.call_tool("echo", {"message": f"warm {i}"})
-            for i in range(calls):
-                start = time.perf_counter()
-                result = await client.call_tool("echo", {"message": f"ping {i}"})
-                direct.append((time.perf_counter() - start) * 1000)
-                assert not result.is_error
-        from votr_mcp.config import parse_upstreams
-        from votr_mcp.upstream import Upstreams
-
-        pooled: list[float] = []
-        async with Upstreams(parse_upstreams(config)) as upstreams:
+    times: dict[str, list[float]] = {"direct": [], "pool": [], "proxied": []}
+    with anyio.fail_after(900):
+        async with (
+            Client(stdio_parameters(entry)) as direct,
+            Upstreams(parse_upstreams(config)) as upstreams,
+            Client(votr(["--config", str(path), "--no-dense", "--store", "none"], data_home)) as proxied,
+        ):
             await upstreams.wait_started()
+            runs = {
+                "direct": lambda m: direct.call_tool("echo", {"message": m}),
+                "pool": lambda m: upstreams.call("everything", "echo", {"message": m}),
+                "proxied": lambda m: proxied.call_tool("call_tool", {"name": "everything__echo", "arguments": {"message": m}}),
+            }
             for i in range(10):
-                await upstreams.call("everything", "echo", {"message": f"warm {i}"})
+                for run in runs.values():
+                    await run(f"warm {i}")
             for i in range(calls):
-                start = time.perf_counter()
-                result = await upstreams.call("everything", "echo", {"message": f"ping {i}"})
-                pooled.append((time.perf_counter() - start) * 1000)
-        async with Client(votr(["--config", str(path), "--no-dense", "--store", "none"], data_home)) as client:
-            for i in range(10):
-                await client.call_tool("call_tool", {"name": "everything__echo", "arguments": {"message": f"warm {i}"}})
-            for i in range(calls):
-                start = time.perf_counter()
-                result = await client.call_tool("call_tool", {"name": "everything__echo", "arguments": {"message": f"ping {i}"}})
-                proxied.append((time.perf_counter() - start) * 1000)
-                assert not result.is_error, result.content
-    d, p = summary(direct), summary(proxied)
-    return {"direct": d, "pool": summary(pooled), "proxied": p, "added_p50": p["p50"] - d["p50"], "added_p95": p["p95"] - d["p95"]}
+                names = list(runs)
+                for name in names[i % 3 :] + names[: i % 3]:
+                    times[name].append(await timed(lambda: runs[name](f"ping {i}")))
+    d, p = summary(times["direct"]), summary(times["proxied"])
+    return {"direct": d, "pool": summary(times["pool"]), "proxied": p, "added_p50": p["p50"] - d["p50"], "added_p95": p["p95"] - d["p95"]}
 
 
 async def bench_startup(runs: int, workdir: Path) -> dict[str, Any]:
@@ -159,8 +150,9 @@ async def bench_startup(runs: int, workdir: Path) -> dict[str, Any]:
 
 
 def report(figures: dict[str, Any], command: str) -> str:
-    s, sl, c, st = figures["search_dense"], figures["search_lexical"], figures["calls"], figures["startup"]
-    ip = figures["in_process"]
+    search, c, st = figures["search"], figures["calls"], figures["startup"]
+    s, sl = search["dense"], search["lexical"]
+    ip = {"dense": search["in_process_dense"], "lexical": search["in_process_lexical"]}
     lines = [
         "# votr-mcp server benchmarks",
         "",
@@ -173,8 +165,8 @@ def report(figures: dict[str, Any], command: str) -> str:
         "|---|---|---|---|---|",
         f"| dense + lexical (default) | {s['p50']:.1f} | {s['p95']:.1f} | {s['mean']:.1f} | p50 ≤ 25 ms |",
         f"| lexical only (`--no-dense`) | {sl['p50']:.1f} | {sl['p95']:.1f} | {sl['mean']:.1f} | |",
-        f"| in-process Retriever.search, dense (no server) | {ip['dense']['p50']:.1f} | {ip['dense']['p95']:.1f} | {ip['dense']['mean']:.1f} | |",
-        f"| in-process Retriever.search, lexical (no server) | {ip['lexical']['p50']:.1f} | {ip['lexical']['p95']:.1f} | {ip['lexical']['mean']:.1f} | |",
+        f"| same query in process, Retriever.search dense (no server) | {ip['dense']['p50']:.1f} | {ip['dense']['p95']:.1f} | {ip['dense']['mean']:.1f} | |",
+        f"| same query in process, Retriever.search lexical (no server) | {ip['lexical']['p50']:.1f} | {ip['lexical']['p95']:.1f} | {ip['lexical']['mean']:.1f} | |",
         "",
         f"What the server adds to a search at p50 (round trip minus in-process): dense {s['p50'] - ip['dense']['p50']:.1f} ms, "
         f"lexical {sl['p50'] - ip['lexical']['p50']:.1f} ms; the rest is retrieval (R1's pipeline).",
@@ -223,9 +215,7 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
     }
     data_home = str(work / "data")
     print(f"search_tools at {figures['tools']} tools ({len(queries)} queries)...", file=sys.stderr)
-    figures["search_dense"] = await bench_search(tools, queries, cache, data_home, dense=True)
-    figures["search_lexical"] = await bench_search(tools, queries, cache, data_home, dense=False)
-    figures["in_process"] = await anyio.to_thread.run_sync(bench_in_process, tools, queries, cache)
+    figures["search"] = await bench_search(tools, queries, cache, data_home)
     print("call_tool overhead...", file=sys.stderr)
     figures["calls"] = await bench_calls(args.calls, data_home, work)
     print("start-up with five real servers...", file=sys.stderr)

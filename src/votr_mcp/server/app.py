@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import secrets
+import time
 import weakref
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -102,6 +103,13 @@ def build_server(
 
     async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
         args: Mapping[str, Any] = params.arguments or {}
+        started = time.perf_counter()
+        try:
+            return await _dispatch(ctx, params, args)
+        finally:
+            log.debug("%s handled in %.2f ms", params.name, (time.perf_counter() - started) * 1000)
+
+    async def _dispatch(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams, args: Mapping[str, Any]) -> types.CallToolResult:
         key = _transport_key(ctx, on_disconnect)
         try:
             if params.name == SEARCH_TOOL.name:
@@ -133,7 +141,7 @@ def build_server(
         tool = _META_TOOLS.get(tool_name) or exposed.get(tool_name)
         return None if tool is None else tool.input_schema
 
-    return Server(
+    server = Server(
         name,
         version=votr_mcp.__version__,
         instructions=INSTRUCTIONS,
@@ -141,6 +149,7 @@ def build_server(
         on_call_tool=call_tool,
         get_tool_input_schema=input_schema,
     )
+    return server
 
 
 def _error(text: str) -> types.CallToolResult:

@@ -9,10 +9,14 @@ guards a shared deployment. The listening socket is bound before the server star
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import os
 import secrets
 import socket
-from collections.abc import Sequence
+import stat
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -48,8 +52,87 @@ class HttpOptions:
 
 async def serve_stdio(server: Server[Any]) -> None:
     """Serve one client on this process's stdin/stdout until it closes."""
-    async with stdio_server() as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, server.create_initialization_options())
+    async with _stdio_pipes() as pipes:
+        async with stdio_server(*pipes) as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+
+
+class _LineReader:
+    """Lines of a pipe, read on the event loop (the SDK's default reads in a worker thread)."""
+
+    def __init__(self, reader: asyncio.StreamReader) -> None:
+        self._reader = reader
+
+    def __aiter__(self) -> _LineReader:
+        return self
+
+    async def __anext__(self) -> str:
+        line = await self._reader.readline()
+        if not line:
+            raise StopAsyncIteration
+        return line.decode("utf-8", errors="replace")
+
+
+class _PipeWriter:
+    """Text written to a pipe from the event loop, flushed by draining."""
+
+    def __init__(self, writer: asyncio.StreamWriter) -> None:
+        self._writer = writer
+
+    async def write(self, text: str) -> None:
+        self._writer.write(text.encode("utf-8"))
+
+    async def flush(self) -> None:
+        await self._writer.drain()
+
+
+@asynccontextmanager
+async def _stdio_pipes() -> AsyncIterator[tuple[Any, Any]]:
+    """stdin/stdout as event-loop pipes, or (None, None) to let the SDK use its threaded files.
+
+    The SDK reads each line and writes each message through a worker thread; on a busy
+    machine those thread hops cost milliseconds per request, which a proxy pays on every
+    call. Like the SDK, fd 0 and fd 1 are diverted (to /dev/null and stderr) while serving,
+    so a stray print from a library can never corrupt the protocol stream.
+    """
+    if not (_is_pipe(0) and _is_pipe(1)):
+        yield None, None
+        return
+    loop = asyncio.get_running_loop()
+    wire_in, wire_out = os.dup(0), os.dup(1)
+    saved_in, saved_out = os.dup(0), os.dup(1)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.dup2(2, 1)
+    os.close(null)
+    try:
+        reader = asyncio.StreamReader(limit=_MAX_LINE)
+        read_transport, _ = await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(wire_in, "rb", buffering=0))
+        write_transport, write_protocol = await loop.connect_write_pipe(
+            asyncio.streams.FlowControlMixin, os.fdopen(wire_out, "wb", buffering=0)
+        )
+        writer = asyncio.StreamWriter(write_transport, write_protocol, None, loop)
+        try:
+            yield _LineReader(reader), _PipeWriter(writer)
+        finally:
+            read_transport.close()
+            write_transport.close()
+    finally:
+        os.dup2(saved_in, 0)
+        os.dup2(saved_out, 1)
+        os.close(saved_in)
+        os.close(saved_out)
+
+
+_MAX_LINE = 256 * 1024 * 1024  # one JSON-RPC message per line; tool results can be large
+
+
+def _is_pipe(fd: int) -> bool:
+    try:
+        mode = os.fstat(fd).st_mode
+    except OSError:
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
 
 
 def security_settings(options: HttpOptions) -> TransportSecuritySettings:
