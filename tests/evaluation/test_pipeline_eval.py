@@ -85,3 +85,12 @@ def test_the_eval_command_prints_tables_and_writes_json(tmp_path: Path, capsys: 
 def test_the_eval_command_rejects_a_folder_without_tools(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["eval", "--data", str(tmp_path)]) == 1
     assert "tools.jsonl" in capsys.readouterr().err
+
+
+def test_an_ablation_on_a_capped_subset_measures_its_own_full_row(factory: PipelineFactory) -> None:
+    capped = evaluate(EvalSpec(data=DATA, split="all", latency_samples=0, ablation=True, ablation_limit=3), factory)
+    assert capped["ablation_counts"]["searches"] < capped["counts"]["searches"]
+    assert capped["ablation"][FULL]["searches"] == capped["ablation_counts"]["searches"]
+    assert capped["overall"]["searches"] == capped["counts"]["searches"]
+    # No tool here has example queries and no calibration is loaded: those stages cannot act.
+    assert set(capped["not_ablated"]) == {"tool2vec", "adaptive_k"} and "- tool2vec" not in capped["ablation"]

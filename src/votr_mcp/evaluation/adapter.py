@@ -20,7 +20,7 @@ from votr_mcp.evaluation.harness import Returned, Unit
 from votr_mcp.index.dense import EmbeddingCache, FileEmbeddingCache, MemoryEmbeddingCache, MiniLMEmbedder, embed_cached
 from votr_mcp.retrieval import STAGES, Calibration, RetrievalConfig, Retriever, naive_hybrid
 
-__all__ = ["FULL", "NAIVE", "PipelineFactory", "PipelineSearcher", "variant_configs"]
+__all__ = ["FULL", "NAIVE", "PipelineFactory", "PipelineSearcher", "inert_stages", "variant_configs"]
 
 log = logging.getLogger(__name__)
 
@@ -28,15 +28,28 @@ FULL = "full"
 NAIVE = "naive hybrid"
 
 
-def variant_configs(base: RetrievalConfig, ablation: bool) -> dict[str, RetrievalConfig]:
-    """The full pipeline; with ``ablation``, full minus each enabled stage, then the naive hybrid."""
+def variant_configs(base: RetrievalConfig, ablation: bool, skip: Mapping[str, str] | None = None) -> dict[str, RetrievalConfig]:
+    """The full pipeline; with ``ablation``, full minus each enabled stage not in ``skip``, then the naive hybrid."""
     variants = {FULL: base}
     if ablation:
         for stage in STAGES:
-            if getattr(base, stage):
+            if getattr(base, stage) and stage not in (skip or {}):
                 variants[f"- {stage}"] = base.without(stage)
         variants[NAIVE] = naive_hybrid()
     return variants
+
+
+def inert_stages(retriever: Retriever) -> dict[str, str]:
+    """Stages that cannot change any result on this catalog and calibration, and why.
+
+    Switching them off would only repeat the full pipeline's figures at the cost of a whole pass.
+    """
+    inert: dict[str, str] = {}
+    if not any(tool.examples for tool in retriever.catalog):
+        inert["tool2vec"] = "no tool in this catalog has example queries"
+    if retriever.calibration is None:
+        inert["adaptive_k"] = "no calibration: k is fixed either way"
+    return inert
 
 
 class PipelineSearcher:
@@ -61,7 +74,8 @@ class PipelineFactory:
             log.warning("the retriever has no embedder: evaluating the lexical stages only")
         self.retriever = retriever
         self.cache = cache if cache is not None else MemoryEmbeddingCache()
-        self.configs = variant_configs(retriever.config, ablation)
+        self.inert = inert_stages(retriever)
+        self.configs = variant_configs(retriever.config, ablation, self.inert)
 
     @classmethod
     def from_catalog(cls, catalog: Catalog, *, calibration: Path | Calibration | None | str = "shipped",
@@ -103,6 +117,9 @@ class PipelineFactory:
         matrix = embed_cached(self.retriever.embedder, texts, self.cache)
         by_text = dict(zip(texts, matrix))
         return [{t: by_text[t] for t in texts} for texts in per_unit]
+
+    def not_ablated(self) -> dict[str, str]:
+        return dict(self.inert)
 
     def nominal_coverage(self) -> float | None:
         """The coverage the calibration promises (None without one: fixed k promises nothing)."""

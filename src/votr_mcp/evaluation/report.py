@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["COLUMNS", "ABLATION_COLUMNS", "fmt", "metrics_table", "ablation_table", "group_sort_key", "render_report"]
+__all__ = ["COLUMNS", "ABLATION_COLUMNS", "fmt", "metrics_table", "ablation_table", "group_sort_key", "render_report", "ablation_note"]
 
 # (summary key, column heading); latency is split into two columns.
 COLUMNS: tuple[tuple[str, str], ...] = (
@@ -112,6 +112,18 @@ def _load_note(report: Mapping[str, Any]) -> str:
             "(the machine is shared; latency grows with load).")
 
 
+def ablation_note(report: Mapping[str, Any]) -> str:
+    """Which rows the ablation ran on, and which stages were left out and why."""
+    counts = report.get("ablation_counts") or report.get("counts") or {}
+    cap = report.get("ablation_limit_per_kind")
+    note = f"{counts.get('searches', 0)} searches" + (
+        f" (at most {cap} tasks per kind, chosen by SHA-256 of the task id)." if cap else " (every selected row).")
+    skipped = report.get("not_ablated") or {}
+    if skipped:
+        note += " Not ablated, since they cannot act here: " + "; ".join(f"{k} ({v})" for k, v in skipped.items()) + "."
+    return note
+
+
 def render_report(report: Mapping[str, Any], *, level: int = 3) -> str:
     """One evaluation (as returned by ``suite.evaluate``) as markdown: counts, metrics, ablation."""
     counts = report.get("counts", {})
@@ -129,6 +141,6 @@ def render_report(report: Mapping[str, Any], *, level: int = 3) -> str:
         metrics_table(report["overall"], report.get("groups", {})),
     ]
     if report.get("ablation"):
-        lines += ["", f"Ablation on the {report['split']} split (change against the full pipeline in brackets):", "",
-                  ablation_table(report["ablation"])]
+        lines += ["", f"Ablation on the {report['split']} split (change against the full pipeline in brackets). "
+                  + ablation_note(report), "", ablation_table(report["ablation"])]
     return "\n".join(lines) + "\n"

@@ -51,6 +51,9 @@ class EvalSpec:
     limit: int | None = None
     latency_samples: int = 200
     ablation: bool = False
+    ablation_limit: int | None = None
+    """Run the ablation on at most this many tasks per kind (hash-chosen); the full pipeline's
+    own figures still cover every selected row, and the ablation has its own 'full' row."""
 
     @property
     def query_file(self) -> Path:
@@ -81,6 +84,10 @@ class SearcherFactory(Protocol):
 
     def nominal_coverage(self) -> float | None:
         """The calibration's stated coverage level, to hold the measured coverage against."""
+        ...
+
+    def not_ablated(self) -> dict[str, str]:
+        """Stages left out of the ablation because they cannot act here, with the reason."""
         ...
 
 
@@ -133,11 +140,23 @@ def evaluate(spec: EvalSpec, factory: SearcherFactory, progress: Progress | None
     report["overall"] = summarize(outcomes)
     report["groups"] = summarize_groups(outcomes)
     if spec.ablation:
-        variants: dict[str, Any] = {factory.variants()[0]: report["overall"]}
-        for name in factory.variants()[1:]:
-            results = run_units(factory.searcher(name), units, vectors, progress=step(name))
+        subset = units
+        if spec.ablation_limit is not None:
+            keep = {row.task for row in cap_per_kind(rows, spec.ablation_limit)}
+            subset = [u for u in units if (u.chain or u.id) in keep]
+        index = {u.id: i for i, u in enumerate(units)}
+        subset_vectors = [vectors[index[u.id]] for u in subset]
+        variants: dict[str, Any] = {}
+        for name in factory.variants():
+            if name == factory.variants()[0] and subset is units:
+                variants[name] = report["overall"]
+                continue
+            results = run_units(factory.searcher(name), subset, subset_vectors, progress=step(name))
             variants[name] = summarize(results)
         report["ablation"] = variants
+        report["ablation_counts"] = describe_units(subset)
+        report["ablation_limit_per_kind"] = spec.ablation_limit
+        report["not_ablated"] = factory.not_ablated()
     return report
 
 
