@@ -18,6 +18,7 @@ from typing import Any, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
+from votr_mcp.errors import CatalogError
 from votr_mcp.evaluation.data import DEV_SHARE, Split, load_queries, select_split
 from votr_mcp.evaluation.harness import (
     Searcher,
@@ -31,7 +32,7 @@ from votr_mcp.evaluation.harness import (
 )
 from votr_mcp.evaluation.metrics import summarize, summarize_groups
 
-__all__ = ["EvalSpec", "SearcherFactory", "evaluate", "evaluate_many", "load_average", "machine", "SPLIT_RULE"]
+__all__ = ["EvalSpec", "SearcherFactory", "evaluate", "load_average", "machine", "SPLIT_RULE"]
 
 log = logging.getLogger(__name__)
 
@@ -113,7 +114,7 @@ def evaluate(spec: EvalSpec, factory: SearcherFactory, progress: Progress | None
     rows = cap_per_kind(rows, spec.limit)
     units = build_units(rows)
     if not units:
-        raise ValueError(f"no query rows in the {spec.split} split of {spec.query_file}")
+        raise CatalogError(f"no query rows in the {spec.split} split of {spec.query_file}; try --split all")
     report: dict[str, Any] = {
         "set": spec.name,
         "queries": str(spec.query_file),
@@ -127,8 +128,8 @@ def evaluate(spec: EvalSpec, factory: SearcherFactory, progress: Progress | None
     def step(label: str) -> Callable[[int, int], None] | None:
         return None if progress is None else (lambda done, total: progress(label, done, total))
 
-    # Timed first, before any batch embedding could warm a query cache, so every timed search
-    # embeds its query for real.
+    # Timed searches embed their query texts live (no vectors passed, no cache consulted), as a
+    # user's search would; they run first so the batch pass cannot disturb them.
     sample = latency_sample(units, spec.latency_samples)
     load_before = load_average()
     timings = time_units(full, sample, step("timing"))
@@ -159,14 +160,3 @@ def evaluate(spec: EvalSpec, factory: SearcherFactory, progress: Progress | None
         report["not_ablated"] = factory.not_ablated()
     return report
 
-
-def evaluate_many(specs: Sequence[EvalSpec], factory_for: Callable[[EvalSpec], SearcherFactory],
-                  progress: Progress | None = None) -> list[dict[str, Any]]:
-    """Several evaluations, building one factory (one index) per distinct tools file."""
-    factories: dict[Path, SearcherFactory] = {}
-    reports = []
-    for spec in specs:
-        if spec.data not in factories:
-            factories[spec.data] = factory_for(spec)
-        reports.append(evaluate(spec, factories[spec.data], progress))
-    return reports
