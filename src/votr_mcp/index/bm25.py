@@ -64,12 +64,14 @@ class BM25Index:
 
     def scores(self, query_tokens: Sequence[str]) -> NDArray[np.float64]:
         """BM25 score of every document; repeated query tokens count again, as in rank_bm25."""
-        counts = Counter(t for t in query_tokens if t in self.vocab)
-        if not counts:
-            return np.zeros(self.n_docs)
-        ids = [self.vocab[t] for t in counts]
-        weights = np.fromiter(counts.values(), dtype=np.float64, count=len(counts))
-        return np.asarray(self._weights[:, ids] @ weights).ravel()
+        out = np.zeros(self.n_docs)
+        w = self._weights
+        # CSC columns are postings lists: adding a few of them beats scipy's fancy column slicing ~10x.
+        for term, count in Counter(t for t in query_tokens if t in self.vocab).items():
+            col = self.vocab[term]
+            lo, hi = w.indptr[col], w.indptr[col + 1]
+            out[w.indices[lo:hi]] += count * w.data[lo:hi]
+        return out
 
     def restack(self, rows: Sequence[int | Sequence[str]]) -> "BM25Index":
         """A new index whose row j is old row ``rows[j]`` (an int) or a new document (its tokens),

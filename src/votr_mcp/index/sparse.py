@@ -57,14 +57,16 @@ class SparseIndex:
         self.idf = smooth_idf(len(docs), doc_freq)
         self.n_docs = len(docs)
         self._matrix = sp.vstack([self._row(g) for g in grams], format="csr")
+        self._postings = self._matrix.tocsc()
 
-    def _row(self, grams: Counter[str]) -> sp.csr_matrix:
+    def _weights(self, grams: Counter[str]) -> tuple[list[int], NDArray[np.float64]]:
         ids = [self.vocab[t] for t in grams if t in self.vocab]
-        if not ids:
-            return sp.csr_matrix((1, len(self.idf)))
         tf = np.fromiter((grams[t] for t in grams if t in self.vocab), dtype=np.float64, count=len(ids))
         w = sublinear_tf(tf) * self.idf[ids]
-        w /= np.linalg.norm(w)
+        return ids, (w / np.linalg.norm(w) if len(ids) else w)
+
+    def _row(self, grams: Counter[str]) -> sp.csr_matrix:
+        ids, w = self._weights(grams)
         return sp.csr_matrix((w, ([0] * len(ids), ids)), shape=(1, len(self.idf)))
 
     def vector(self, text: str) -> sp.csr_matrix:
@@ -73,10 +75,13 @@ class SparseIndex:
 
     def scores(self, query: str) -> NDArray[np.float32]:
         """Cosine similarity of the query to every document."""
-        q = self.vector(query)
-        if q.nnz == 0:
-            return np.zeros(self.n_docs, dtype=np.float32)
-        return np.asarray((self._matrix[:, q.indices] @ q.data)).ravel().astype(np.float32)
+        ids, weights = self._weights(Counter(unigrams_and_bigrams(query)))
+        out = np.zeros(self.n_docs, dtype=np.float64)
+        m = self._postings
+        for col, weight in zip(ids, weights):
+            lo, hi = m.indptr[col], m.indptr[col + 1]
+            out[m.indices[lo:hi]] += weight * m.data[lo:hi]
+        return out.astype(np.float32)
 
     def restack(self, rows: Sequence[int | str]) -> "SparseIndex":
         """A new index whose row j is old row ``rows[j]`` (an int) or a new document (its text),
@@ -90,5 +95,6 @@ class SparseIndex:
         new = object.__new__(SparseIndex)
         new.__dict__.update(self.__dict__)
         new._matrix = sp.vstack(parts, format="csr")[place] if parts else sp.csr_matrix((0, len(self.idf)))
+        new._postings = new._matrix.tocsc()
         new.n_docs = len(rows)
         return new
