@@ -159,11 +159,30 @@ def load_upstreams(path: str | Path, environ: Mapping[str, str] | None = None) -
         raise ConfigError(f"config file '{file}' does not exist; pass a JSON file with an 'mcpServers' object") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"cannot read config file '{file}': {exc}") from exc
+    repeated: list[str] = []
+
+    def keep_last(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        # JSON lets a key repeat and keeps the last value: two servers with one name would
+        # silently become one, so say so.
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                repeated.append(key)
+            seen.add(key)
+        return dict(pairs)
+
     try:
-        document = json.loads(text)
+        document = json.loads(text, object_pairs_hook=keep_last)
     except json.JSONDecodeError as exc:
         raise ConfigError(f"config file '{file}' is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}") from exc
-    return parse_upstreams(document, environ=os.environ if environ is None else environ, source=str(file))
+    config = parse_upstreams(document, environ=os.environ if environ is None else environ, source=str(file))
+    if not repeated:
+        return config
+    notes = tuple(
+        ConfigProblem(None, None, f"the key '{key}' appears more than once in '{file}'; only its last value is used", "warning")
+        for key in dict.fromkeys(repeated)
+    )
+    return UpstreamsConfig(config.servers, notes + config.problems, config.source)
 
 
 def parse_upstreams(document: Any, environ: Mapping[str, str] | None = None, source: str | None = None) -> UpstreamsConfig:

@@ -120,3 +120,11 @@ def test_a_missing_file_says_what_to_pass(tmp_path: Path) -> None:
 def test_vs_code_servers_key_is_read_when_mcp_servers_is_absent() -> None:
     config = parse_upstreams({"servers": {"a": {"type": "stdio", "command": "x"}}})
     assert [s.name for s in config.servers] == ["a"]
+
+
+def test_a_server_name_given_twice_is_reported_because_json_keeps_only_the_last(tmp_path: Path) -> None:
+    path = tmp_path / "c.json"
+    path.write_text('{"mcpServers": {"time": {"command": "old"}, "time": {"command": "new"}}}')
+    config = load_upstreams(path, environ={})
+    assert [(s.name, s.command) for s in config.servers] == [("time", "new")]
+    assert [str(p) for p in config.problems] == [f"warning: config: the key 'time' appears more than once in '{path}'; only its last value is used"]
