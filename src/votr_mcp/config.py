@@ -38,6 +38,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit, urlunsplit
 
 from votr_mcp.errors import ConfigError
 
@@ -103,10 +104,20 @@ class UpstreamConfig:
     loop_hints: Mapping[str, str] = field(default_factory=dict)
 
     def describe(self) -> str:
-        """A one-line, secret-free description for logs: the command or the URL."""
+        """A one-line description for logs: the command, or the URL without credentials."""
         if self.transport == "stdio":
             return " ".join((self.command or "", *self.args)).strip()
-        return f"{self.transport} {self.url}"
+        return f"{self.transport} {self.display_url}"
+
+    @property
+    def display_url(self) -> str | None:
+        """The URL with any ``user:password@`` removed, for logs and messages."""
+        if self.url is None:
+            return None
+        parts = urlsplit(self.url)
+        if "@" not in parts.netloc:
+            return self.url
+        return urlunsplit(parts._replace(netloc=parts.netloc.rsplit("@", 1)[1]))
 
 
 @dataclass(frozen=True, slots=True)

@@ -128,3 +128,10 @@ def test_a_server_name_given_twice_is_reported_because_json_keeps_only_the_last(
     config = load_upstreams(path, environ={})
     assert [(s.name, s.command) for s in config.servers] == [("time", "new")]
     assert [str(p) for p in config.problems] == [f"warning: config: the key 'time' appears more than once in '{path}'; only its last value is used"]
+
+
+def test_credentials_in_a_url_are_kept_out_of_logs_and_messages() -> None:
+    (server,) = parse_upstreams({"mcpServers": {"r": {"url": "https://me:s3cret@host.example/mcp"}}}).servers
+    assert server.url == "https://me:s3cret@host.example/mcp"
+    assert server.display_url == "https://host.example/mcp"
+    assert "s3cret" not in server.describe()

@@ -28,7 +28,7 @@ def describe_failure(config: UpstreamConfig, exc: BaseException) -> str:
     if isinstance(first, UpstreamError):
         return str(first)
     text = str(first) or type(first).__name__
-    return f"{type(first).__name__}: {text}" if config.transport == "stdio" else f"cannot reach {config.url}: {text}"
+    return f"{type(first).__name__}: {text}" if config.transport == "stdio" else f"cannot reach {config.display_url}: {text}"
 
 
 def _leaves(exc: BaseException) -> Iterator[BaseException]:
