@@ -1,18 +1,20 @@
 """The iteration guard: notices when an agent repeats the same tool call.
 
 It never blocks a call. It counts each call under the fingerprint of (tool, normalized
-arguments) with two detectors:
+arguments) with these detectors:
 
-- **repeats**: more than ``max_repeats`` identical calls within ``window_seconds``;
+- **repeats**: more than ``max_repeats`` identical calls within ``window_seconds``
+  (``polling_max_repeats`` for polling-tolerant calls);
 - **call window**: ``call_window_limit`` occurrences among the last ``call_window_size``
-  calls, whatever the time between them (catches A→B→A→B loops with slow steps).
+  calls, whatever the time between them (catches A→B→A→B loops with slow steps);
+  skipped for polling-tolerant calls, whose repeats are expected;
+- **burst**, for polling-tolerant calls only: more than ``max_repeats`` identical calls
+  within ``polling_burst_seconds``. Real polling waits between polls; back-to-back
+  identical reads learn nothing new.
 
-Polling-tolerant calls (tools annotated read-only or idempotent, and the ``exempt`` list)
-use ``polling_max_repeats`` and skip the call-window detector; a **burst** of more than
-``max_repeats`` identical calls within ``polling_burst_seconds`` still trips, because real
-polling waits between polls and back-to-back identical reads learn nothing new. What to do on a trip
-(evict, write a note) is the session's business; the guard reports it and forgets that
-call's history so the next trip needs a fresh run of repeats.
+Polling-tolerant calls are those of tools annotated read-only or idempotent and of the
+``exempt`` list. What to do on a trip (evict, write a note) is the session's business; the
+guard reports it and forgets that call's history, so the next trip needs a fresh run.
 
 Memory is bounded: a fingerprint whose calls all left the time window is dropped, and at
 most ``MAX_TRACKED`` fingerprints and ``MAX_EVICTIONS`` eviction counts are kept.
