@@ -47,6 +47,8 @@ class RetrievalConfig:
     # Whole-task decomposition: weight of the whole query's list against each need's list.
     w_whole: float = 1.0
     max_needs: int = 5
+    need_k_max: int = 1  # each need adds its best tool (dev: L3/L4 task hand-off up, k far lower than per-need adaptive k)
+    whole_hits: bool = True  # plus the whole query's own adaptive-k tools (keeps a wrongly split single query whole)
 
     # k when adaptive k is off or cannot run (no calibration, or dense not ready).
     default_k: int = 3

@@ -428,8 +428,12 @@ class Retriever:
         groups: list[Need] = []
         hits: list[Hit] = []
         seen: set[ToolKey] = set()
+        if cfg.whole_hits:
+            for h in self._result_parts(whole, use_dense, None, None)[0]:
+                seen.add(h.key)
+                hits.append(h)
         for index, (text, ranking) in enumerate(zip(needs, rankings)):
-            need_hits, need_ranked, _ = self._result_parts(ranking, use_dense, None, index)
+            need_hits, need_ranked, _ = self._result_parts(ranking, use_dense, cfg.need_k_max, index)
             groups.append(Need(text, tuple(need_hits), tuple(need_ranked), not need_hits))
             for h in need_hits:
                 if h.key not in seen:
