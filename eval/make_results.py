@@ -132,7 +132,11 @@ def _score(summary: dict[str, Any]) -> float | None:
 
 
 def verdicts_table(reports: list[dict[str, Any]]) -> str:
-    """Per set and split: which stages helped, did nothing, or hurt (computed from the ablation)."""
+    """Per set and split: which stages helped, did nothing, or hurt (computed from the ablation).
+
+    A stage's effect is the score with it minus the score without it: full minus "- stage" for a
+    stage the pipeline runs, "+ stage" minus full for one it leaves off (marked "off").
+    """
     lines = ["| set | split | helps | no effect | hurts |", "|---|---|---|---|---|"]
     for r in reports:
         variants = r.get("ablation") or {}
@@ -141,15 +145,17 @@ def verdicts_table(reports: list[dict[str, Any]]) -> str:
         base = _score(variants[FULL])
         if base is None:
             continue
-        sorted_out: dict[str, list[str]] = {"helps": [], "none": [], "hurts": []}
+        buckets: dict[str, list[str]] = {"helps": [], "none": [], "hurts": []}
         for name, summary in variants.items():
-            if not name.startswith("- "):
+            if not name.startswith(("- ", "+ ")):
                 continue
             score = _score(summary)
-            delta = 0.0 if score is None else base - score
-            bucket = "helps" if delta > NOISE else "hurts" if delta < -NOISE else "none"
-            sorted_out[bucket].append(f"{name[2:]} ({delta:+.3f})" if bucket != "none" else name[2:])
-        lines.append(f"| {r['set']} | {r['split']} | " + " | ".join(", ".join(v) or "–" for v in sorted_out.values()) + " |")
+            off = name.startswith("+ ")
+            effect = 0.0 if score is None else (score - base if off else base - score)
+            bucket = "helps" if effect > NOISE else "hurts" if effect < -NOISE else "none"
+            label = name[2:] + (" (off)" if off else "")
+            buckets[bucket].append(label if bucket == "none" else f"{label} {effect:+.3f}")
+        lines.append(f"| {r['set']} | {r['split']} | " + " | ".join(", ".join(v) or "–" for v in buckets.values()) + " |")
     return "\n".join(lines)
 
 
@@ -214,11 +220,13 @@ def write_markdown(reports: list[dict[str, Any]], meta: dict[str, Any]) -> str:
         "",
         "## Ablations",
         "",
-        "Each row is the full pipeline with one stage switched off; a positive change means the pipeline "
-        "did better without that stage on those rows. Dev is where stages were chosen; test is held out.",
+        "Each \"- stage\" row is the full pipeline with that stage switched off; each \"+ stage\" row switches on "
+        "a stage the shipped configuration leaves off. Changes are against the full pipeline. Dev is where "
+        "stages were chosen; test is held out.",
         "",
-        f"Verdict per stage: the change in the mean of {', '.join(VERDICT_KEYS)} (where they apply) when the stage "
-        f"is switched off, full minus ablated; |change| ≤ {NOISE} is no effect.",
+        f"Verdict per stage: its effect on the mean of {', '.join(VERDICT_KEYS)} (where they apply), score with "
+        f"the stage minus score without it; |effect| ≤ {NOISE} is no effect; \"(off)\" marks stages the shipped "
+        "configuration leaves off.",
         "",
         verdicts_table(reports),
         "",

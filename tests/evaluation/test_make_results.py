@@ -57,8 +57,9 @@ def test_stage_verdicts_come_from_the_ablation_figures() -> None:
         "- a": {**full, "mrr10": 0.70},      # switching a off costs 0.05 on the mean: a helps
         "- b": {**full, "mrr10": 0.803},     # within noise
         "- c": {**full, "handoff": 0.96},    # the pipeline is better without c
+        "+ d": {**full, "mrr10": 0.60},      # d is off, and switching it on costs 0.1: rightly off
     }}
-    assert mr.verdicts_table([report]).splitlines()[-1] == "| s | dev | a (+0.050) | b | c (-0.030) |"
+    assert mr.verdicts_table([report]).splitlines()[-1] == "| s | dev | a +0.050 | b | c -0.030, d (off) -0.100 |"
 
 
 def test_coverage_is_held_against_the_calibrations_nominal_level() -> None:

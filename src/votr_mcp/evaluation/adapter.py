@@ -29,12 +29,18 @@ NAIVE = "naive hybrid"
 
 
 def variant_configs(base: RetrievalConfig, ablation: bool, skip: Mapping[str, str] | None = None) -> dict[str, RetrievalConfig]:
-    """The full pipeline; with ``ablation``, full minus each enabled stage not in ``skip``, then the naive hybrid."""
+    """The full pipeline; with ``ablation``, full minus each enabled stage ("- stage"), full plus
+    each stage the shipped config leaves off ("+ stage", so a dropped stage stays visible), then
+    the naive hybrid. Stages in ``skip`` cannot act and are left out."""
     variants = {FULL: base}
     if ablation:
         for stage in STAGES:
-            if getattr(base, stage) and stage not in (skip or {}):
+            if stage in (skip or {}):
+                continue
+            if getattr(base, stage):
                 variants[f"- {stage}"] = base.without(stage)
+            else:
+                variants[f"+ {stage}"] = base.with_(**{stage: True})
         variants[NAIVE] = naive_hybrid()
     return variants
 
