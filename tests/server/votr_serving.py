@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+import tempfile
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -23,13 +24,12 @@ TRANSPORTS = ("stdio", "sse", "http")
 _LISTENING = re.compile(r"serving .* at (http://\S+)")
 
 
-def serve_env(extra: dict[str, str] | None = None) -> dict[str, str]:
-    import tempfile
-
+def serve_env(extra: dict[str, str] | None = None, data_home: str | None = None) -> dict[str, str]:
     env = dict(os.environ)
     env.update({"OPENBLAS_NUM_THREADS": "1", "HF_HUB_OFFLINE": "1", "PYTHONUNBUFFERED": "1"})
-    # A fresh user data dir per server: the default registry store never leaks between tests.
-    env["XDG_DATA_HOME"] = tempfile.mkdtemp(prefix="votr-test-data-")
+    if data_home is not None:
+        # A fresh user data dir per server: the default registry store never leaks between tests.
+        env["XDG_DATA_HOME"] = data_home
     env.update(extra or {})
     return env
 
@@ -39,7 +39,8 @@ async def http_server(transport: str, args: Sequence[str], env: dict[str, str] |
     """Start ``votr-mcp serve --transport sse|http --port 0``; yield (URL from its log, its stderr lines)."""
     command = [*SERVE, "--transport", transport, "--port", "0", *args]
     lines: list[str] = []
-    process: Process = await anyio.open_process(command, env=serve_env(env), stdin=None, stdout=None)
+    home = tempfile.TemporaryDirectory(prefix="votr-test-data-")
+    process: Process = await anyio.open_process(command, env=serve_env(env, home.name), stdin=None, stdout=None)
     url = anyio.Event()
     found: dict[str, str] = {}
 
@@ -74,15 +75,17 @@ async def http_server(transport: str, args: Sequence[str], env: dict[str, str] |
             if process.returncode is None:
                 process.kill()
         await process.aclose()
+        home.cleanup()
 
 
 @asynccontextmanager
 async def votr_client(transport: str, *args: str, env: dict[str, str] | None = None, **client_options: Any) -> AsyncIterator[Client]:
     """A Python SDK client connected to a fresh ``votr-mcp serve *args`` over ``transport``."""
     if transport == "stdio":
-        params = StdioServerParameters(command=SERVE[0], args=[*SERVE[1:], *args], env=serve_env(env))
-        async with Client(params, **client_options) as client:
-            yield client
+        with tempfile.TemporaryDirectory(prefix="votr-test-data-") as home:
+            params = StdioServerParameters(command=SERVE[0], args=[*SERVE[1:], *args], env=serve_env(env, home))
+            async with Client(params, **client_options) as client:
+                yield client
         return
     async with http_server(transport, args, env) as (url, _lines):
         target: Any = url if transport == "http" else sse_client(url)

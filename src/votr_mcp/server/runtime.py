@@ -28,7 +28,7 @@ import anyio.to_thread
 from votr_mcp.catalog import Catalog, Tool, default_registry_path, load_catalog
 from votr_mcp.errors import VotrError
 from votr_mcp.server.app import build_server
-from votr_mcp.server.hooks import ChangeControl, NoChangeControl, NoSessions, SessionHooks
+from votr_mcp.server.hooks import ChangeControl, NoChangeControl, SessionHooks
 from votr_mcp.server.hub import Hub
 from votr_mcp.server.live_index import LiveIndex, Searcher, Snapshot
 from votr_mcp.server.sessions import ManagedSessions
