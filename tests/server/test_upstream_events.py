@@ -176,3 +176,14 @@ async def test_a_call_the_client_cancels_is_cancelled_upstream_too(tmp_path: Pat
             counted = await client.call_tool("call_tool", {"name": "toy__cancellations", "arguments": {"at_least": 1}})
     assert scope.cancelled_caught
     assert not counted.is_error and counted.content[0].text == "1"
+
+
+async def test_a_configured_loop_hint_reaches_the_agent_with_the_guard_note(tmp_path: Path) -> None:
+    # Per-server settings name tools by their own name; votr-mcp maps them to call names.
+    config = write_config(tmp_path, {"toy": toy(loop_hints={"echo": "Echo never changes: ask the user instead."})})
+    call = {"name": "toy__echo", "arguments": {"text": "same"}}
+    with anyio.fail_after(90):
+        async with votr_client("stdio", "--config", config, "--no-dense", "--guard-max-repeats", "2") as client:
+            results = [await client.call_tool("call_tool", call) for _ in range(3)]
+    assert not results[2].is_error and "loop guard" in results[2].content[-1].text
+    assert "Echo never changes: ask the user instead." in results[2].content[-1].text

@@ -44,7 +44,7 @@ async def client(upstream_config: Path) -> AsyncIterator[Client]:
 @pytest.mark.parametrize(
     ("request_text", "expected"),
     [
-        ("what time is it in Tokyo right now", {"time__get_current_time"}),
+        ("what is the current time in Tokyo", {"time__get_current_time"}),
         ("convert 3pm New York time to London time", {"time__convert_time"}),
         ("show me what is inside the file notes.txt", {"filesystem__read_text_file", "filesystem__read_file"}),
         ("make a new folder called reports", {"filesystem__create_directory"}),

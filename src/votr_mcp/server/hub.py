@@ -75,7 +75,6 @@ class Hub:
     setup_hints: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     default_max_results: int | None = None
     startup_wait: float = 60.0
-    pinned: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     dense_pending: bool = False
     wait_for_dense: bool = False
     dense_done: anyio.Event = field(default_factory=anyio.Event)

@@ -132,14 +132,10 @@ async def serve(
     change_control: ChangeControl | None = None,
 ) -> None:
     """Run the server until the client disconnects (stdio) or the process is stopped (HTTP)."""
-    managed = None
     if sessions is None:
-        managed = session_hooks(options)
-        sessions = managed
+        sessions = session_hooks(options)
     async with AsyncExitStack() as stack:
         hub, start = await _prepare(options, stack, sessions, change_control or NoChangeControl())
-        if managed is not None:
-            hub.index.on_swap(lambda snap: managed.manager.set_pinned(_pinned_names(snap, hub.pinned)))
         server = build_server(hub, expose_all=options.expose_all, on_disconnect=getattr(sessions, "close_transport", None))
         async with anyio.create_task_group() as tg:
             tg.start_soon(start)
@@ -163,9 +159,19 @@ def session_hooks(options: ServeOptions) -> ManagedSessions:
     return ManagedSessions(SessionManager(settings))
 
 
-def _pinned_names(snapshot: Snapshot, pinned: Mapping[str, Sequence[str]]) -> list[str]:
-    """Call names of the configured always-include tools that the index holds."""
-    return [snapshot.names[(server, name)] for server, names in pinned.items() for name in names if (server, name) in snapshot.names]
+def _apply_session_policy(sessions: SessionHooks, snapshot: Snapshot, config: Any) -> None:
+    """Per-server pinned, polling and loop-hint settings, as call names, into the session layer."""
+    if not isinstance(sessions, ManagedSessions):
+        return
+    names = snapshot.names
+
+    def called(server: str, tools: Sequence[str]) -> list[str]:
+        return [names[(server, tool)] for tool in tools if (server, tool) in names]
+
+    manager = sessions.manager
+    manager.set_pinned([n for e in config.enabled for n in called(e.name, e.pinned)])
+    manager.set_exempt([n for e in config.enabled for n in called(e.name, e.polling)])
+    manager.set_hints({names[(e.name, tool)]: hint for e in config.enabled for tool, hint in e.loop_hints.items() if (e.name, tool) in names})
 
 
 async def _prepare(options: ServeOptions, stack: AsyncExitStack, sessions: SessionHooks, change_control: ChangeControl) -> tuple[Hub, Any]:
@@ -258,7 +264,8 @@ async def _prepare_upstreams(options: ServeOptions, stack: AsyncExitStack, sessi
     started = anyio.Event()
     upstreams = await stack.enter_async_context(Upstreams(config, on_tools=on_tools))
     hub.upstreams = _UpstreamsView(upstreams, config)
-    hub.pinned = {entry.name: tuple(entry.pinned) for entry in config.enabled if entry.pinned}
+    hub.index.on_swap(lambda snap: _apply_session_policy(sessions, snap, config))
+    _apply_session_policy(sessions, hub.index.current, config)
 
     async def start() -> None:
         try:
