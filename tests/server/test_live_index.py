@@ -80,3 +80,20 @@ async def test_an_index_emptied_by_its_upstreams_abstains_instead_of_failing() -
     answer = await hub.search("weather in Oslo")
     assert answer.structured["tools"] == [] and answer.structured["abstained"] is True
     assert "no tools are indexed" in answer.text
+
+
+async def test_a_server_update_patches_the_changed_rows_first_then_rebuilds_behind_them() -> None:
+    from votr_mcp.server.runtime import patch
+
+    catalog = load_catalog(CATALOG).catalog
+    seen: list[int] = []
+    index = LiveIndex(catalog, build_searcher(catalog), reindex=reindex, patch=patch)
+    index.on_swap(lambda snap: seen.append(len(snap.catalog)))
+    weather = [t for t in catalog if t.server == "weather"]
+    with anyio.fail_after(30):
+        await index.replace_server("weather", [*weather, rocket_tool("weather")])
+    hub = Hub(index)
+    hub.ready.set()
+    answer = await hub.search("launch the rocket after a countdown")
+    assert seen == [11, 11] and index.current.version == 2  # the patch, then the full rebuild
+    assert answer.structured["tools"][0]["name"] == "weather__launch_rocket"

@@ -75,9 +75,18 @@ class Snapshot:
 class LiveIndex:
     """Holds the current :class:`Snapshot` and replaces it atomically."""
 
-    def __init__(self, catalog: Catalog, searcher: Searcher, *, reindex: Callable[[Searcher, Catalog], Searcher] | None = None) -> None:
+    def __init__(
+        self,
+        catalog: Catalog,
+        searcher: Searcher,
+        *,
+        reindex: Callable[[Searcher, Catalog], Searcher] | None = None,
+        patch: Callable[[Searcher, Sequence[Tool], Sequence[ToolKey]], Searcher | None] | None = None,
+    ) -> None:
         self._current = Snapshot.of(catalog, searcher, 0)
         self._reindex = reindex or (lambda searcher, catalog: searcher.with_catalog(catalog))
+        # Optional fast path for a few changed tools; None from it means "rebuild instead".
+        self._patch = patch
         self._lock = anyio.Lock()
         self._listeners: list[Callable[[Snapshot], None]] = []
 
@@ -113,11 +122,29 @@ class LiveIndex:
         return await self.update(lambda snap: (catalog, self._reindex(snap.searcher, catalog)))
 
     async def replace_server(self, server: str, tools: Iterable[Tool]) -> Snapshot:
-        """Swap in a new tool list for one server (after list_changed or a reconnect)."""
+        """Swap in a new tool list for one server (after list_changed or a reconnect).
+
+        With a ``patch`` function, only the changed rows are swapped in first (fast; new words
+        do not count lexically yet), then a full rebuild follows and swaps in behind it.
+        """
         fresh = list(tools)
+        patched = False
 
         def change(snap: Snapshot) -> tuple[Catalog, Searcher]:
+            nonlocal patched
             catalog = Catalog([*(t for t in snap.catalog if t.server != server), *fresh])
+            if self._patch is not None:
+                before = {t.key: t for t in snap.catalog if t.server == server}
+                after = {t.key: t for t in fresh}
+                changed = [t for key, t in after.items() if before.get(key) != t]
+                removed = [key for key in before if key not in after]
+                quick = self._patch(snap.searcher, changed, removed)
+                if quick is not None:
+                    patched = True
+                    return catalog, quick
             return catalog, self._reindex(snap.searcher, catalog)
 
-        return await self.update(change)
+        snapshot = await self.update(change)
+        if patched:
+            snapshot = await self.update(lambda snap: (snap.catalog, self._reindex(snap.searcher, snap.catalog)))
+        return snapshot

@@ -68,6 +68,16 @@ def build_searcher(catalog: Catalog, *, embedder: Any = None, cache: Any = None)
     return Retriever.build(catalog, embedder=embedder, cache=cache)
 
 
+def patch(searcher: Any, changed: Sequence[Tool], removed: Sequence[Any]) -> Searcher | None:
+    """Only the changed rows swapped in (R1's incremental path), or None to rebuild instead."""
+    if isinstance(searcher, EmptySearcher) or not hasattr(searcher, "with_tools_changed"):
+        return None
+    try:
+        return searcher.with_tools_changed(changed, removed)
+    except VotrError:  # e.g. the change would empty the catalog
+        return None
+
+
 def reindex(searcher: Any, catalog: Catalog) -> Searcher:
     """``searcher`` moved to a new catalog, keeping its embedder and cache (re-embeds only changes)."""
     if len(catalog) == 0 or isinstance(searcher, EmptySearcher):
@@ -243,7 +253,7 @@ async def _prepare_upstreams(options: ServeOptions, stack: AsyncExitStack, sessi
     if store is not None:
         stored = await anyio.to_thread.run_sync(lambda: store.registry.catalog(include_held=True))
         remembered = Catalog(t for t in stored if t.server in configured)
-    index = LiveIndex(remembered, build_searcher(remembered, cache=cache), reindex=reindex)
+    index = LiveIndex(remembered, build_searcher(remembered, cache=cache), reindex=reindex, patch=patch)
     hub = Hub(index, None, sessions, change_control, default_max_results=options.max_results, upstreams_started=anyio.Event())
     if len(remembered):
         log.info("serving %d remembered tools of %d servers while the upstreams start", len(remembered), len(remembered.servers))
