@@ -156,3 +156,24 @@ async def test_strict_binding_refuses_a_tool_until_a_search_returns_it(upstreams
             assert ECHO in found
             allowed = await call(client, ECHO, {"message": "hi"})
             assert not allowed.is_error and texts(allowed) == ["Echo: hi"]
+
+
+
+async def test_a_loop_hint_from_the_config_file_is_added_to_the_guard_note(tmp_path: Path, upstreams: Path) -> None:
+    # Exemptions travel the same path (config -> call names -> SessionManager); their effect is
+    # timing (polling pace), which the clock-driven traces cover.
+    config = json.loads(upstreams.read_text(encoding="utf-8"))
+    config["mcpServers"]["memory"]["votr"] = {
+        "trust": "auto",
+        "polling": ["read_graph"],
+        "loop_hints": {"create_entities": "An entity that exists already is left as it is: use add_observations."},
+    }
+    configured = tmp_path / "configured.json"
+    configured.write_text(json.dumps(config), encoding="utf-8")
+    entity = {"entities": [{"name": "Ada", "entityType": "person", "observations": []}]}
+    with anyio.fail_after(120):
+        async with votr_client("stdio", *serve_args(configured)) as client:
+            created = [await call(client, "memory__create_entities", entity) for _ in range(4)]
+    assert all(len(texts(r)) == 1 for r in created[:3])
+    note = texts(created[3])[-1]
+    assert "loop guard" in note and "An entity that exists already is left as it is: use add_observations." in note
