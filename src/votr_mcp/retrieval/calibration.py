@@ -9,9 +9,12 @@ With n answerable calibration rows and coverage 1 − α, q̂ is the ⌈(n+1)(1 
 size rounded up to the next allowed value in {1, 3, 5}. Rounding up only adds coverage; the cap
 at 5 and ranked lists that miss the gold tool remove some, so the harness reports coverage.
 
-Abstention uses the best raw cosine between the query and any ranked tool. Its threshold is the
-conformal lower bound that keeps false abstention on answerable rows at most ``false_abstain``
-(the ⌊(n+1)·false_abstain⌋-th smallest value), so the no-tool rows are only used to report.
+Abstention reads the evidence e = max_i (cos_i + λ · lex_i) over the ranked tools, where lex_i is
+the TF-IDF cosine: a tool must be close in meaning or share the query's words. Its threshold is
+the conformal lower bound that keeps false abstention on answerable rows at most
+``false_abstain`` (the ⌊(n+1)·false_abstain⌋-th smallest e). λ is the one choice no-tool rows
+inform: among a small grid, the λ that abstains most on the calibration no-tool rows at that
+bound (1.0 when there are none).
 
 ``temperature`` and ``mix`` are chosen on one half of the calibration rows (smallest mean k at
 the target coverage) and q̂ is computed on the other half, so the choice does not eat into the
@@ -41,6 +44,7 @@ __all__ = [
     "confidences",
     "conformal_quantile",
     "lower_quantile",
+    "abstain_evidence",
     "choose_k",
     "fit",
     "shipped_calibration",
@@ -51,6 +55,7 @@ ALLOWED_K = (1, 3, 5)
 SHIPPED_PATH = Path(__file__).with_name("calibration.json")
 _TEMPERATURES = (0.01, 0.02, 0.03, 0.05, 0.08, 0.12, 0.2)
 _MIXES = (0.0, 0.25, 0.5, 0.75, 1.0)
+_LEXICAL_WEIGHTS = (0.0, 0.5, 1.0, 1.5)
 
 
 class Scored(Protocol):
@@ -62,6 +67,8 @@ class Scored(Protocol):
     def cosines(self) -> NDArray[np.float64]: ...
     @property
     def relative(self) -> NDArray[np.float64]: ...
+    @property
+    def lexical(self) -> NDArray[np.float64]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +80,7 @@ class Calibration:
     mix: float = 0.5
     set_threshold: float = 0.5
     abstain_threshold: float = 0.0
+    abstain_lexical: float = 1.0
     false_abstain: float = 0.03
     n_rows: int = 0
     model_id: str = ""
@@ -142,6 +150,14 @@ def choose_k(p: NDArray[np.floating], set_threshold: float, allowed: Sequence[in
     return allowed[-1]
 
 
+def abstain_evidence(cosines: NDArray[np.floating], lexical: NDArray[np.floating], weight: float) -> float:
+    """max_i (cos_i + weight · lex_i): how well the best-supported ranked tool fits the query."""
+    if len(cosines) == 0:
+        return float("-inf")
+    lex = np.asarray(lexical, dtype=np.float64) if len(lexical) == len(cosines) else np.zeros(len(cosines))
+    return float(np.max(np.asarray(cosines, dtype=np.float64) + weight * lex))
+
+
 def _gold_p(result: Scored, gold: Collection[ToolKey], temperature: float, mix: float) -> float:
     p = confidences(result.cosines, result.relative, temperature, mix)
     best = 0.0
@@ -190,8 +206,13 @@ def fit(
     _, temperature, mix = best
     scores = np.array([1.0 - _gold_p(r, g, temperature, mix) for r, g in quantile_rows])
     q_hat = conformal_quantile(scores, coverage)
-    top_cosines = np.array([float(np.max(r.cosines)) for r, _ in answerable])
-    abstain_threshold = lower_quantile(top_cosines, false_abstain)
+    no_tool = [r for r, g in zip(results, golds) if not g]
+    best_lexical, abstain_threshold, best_rate = 1.0, float("-inf"), -1.0
+    for weight in _LEXICAL_WEIGHTS if no_tool else (1.0,):
+        threshold = lower_quantile(np.array([abstain_evidence(r.cosines, r.lexical, weight) for r, _ in answerable]), false_abstain)
+        rate = float(np.mean([abstain_evidence(r.cosines, r.lexical, weight) < threshold for r in no_tool])) if no_tool else 0.0
+        if rate > best_rate + 1e-9:
+            best_lexical, abstain_threshold, best_rate = weight, threshold, rate
     return Calibration(
         coverage=coverage,
         temperature=temperature,
@@ -199,6 +220,7 @@ def fit(
         # A p of exactly 1 − q̂ must stay in the set; the tiny slack absorbs float rounding.
         set_threshold=max(0.0, 1.0 - q_hat - 1e-12),
         abstain_threshold=abstain_threshold if math.isfinite(abstain_threshold) else -1.0,
+        abstain_lexical=best_lexical,
         false_abstain=false_abstain,
         n_rows=len(answerable),
         model_id=model_id,

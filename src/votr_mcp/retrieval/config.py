@@ -37,6 +37,7 @@ class RetrievalConfig:
 
     # Reranks applied to the `head` best fused candidates only, in RRF units (1/(rrf_k+1) ≈ 0.016).
     head: int = 10
+    cosine_bonus: float = 0.0  # added to head scores × the raw dense cosine
     dice_weight: float = 0.01
     intent_weight: float = 0.05
 

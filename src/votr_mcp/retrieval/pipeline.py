@@ -23,7 +23,7 @@ from votr_mcp.catalog.models import Tool
 from votr_mcp.index.catalog_index import DenseIndex, LexicalIndex, build_dense, build_lexical, restack_dense, restack_lexical
 from votr_mcp.index.dense import Embedder, EmbeddingCache, MemoryEmbeddingCache
 from votr_mcp.index.tokenize import content_tokens, split_identifier, tokenize
-from votr_mcp.retrieval.calibration import Calibration, choose_k, confidences, shipped_calibration
+from votr_mcp.retrieval.calibration import Calibration, abstain_evidence, choose_k, confidences, shipped_calibration
 from votr_mcp.retrieval.config import RetrievalConfig
 from votr_mcp.retrieval.formulas import dice, hierarchical, rrf, top_k
 from votr_mcp.retrieval.intent import query_bulk, split_needs, tool_bulk
@@ -64,6 +64,7 @@ class _Ranking:
     order: NDArray[np.intp]  # catalog positions, best first
     fused: NDArray[np.float64]  # fused (and reranked) score of each ranked position
     cosines: NDArray[np.float64]  # raw query-tool cosine of each, 0 without dense
+    lexical: NDArray[np.float64]  # TF-IDF cosine of each (abstention evidence besides the dense cosine)
 
 
 class Retriever:
@@ -302,14 +303,15 @@ class Retriever:
                 add(t, cfg.w_dense, False)
         if cfg.bm25:
             add(self._lexical.bm25.scores(tokens), cfg.w_bm25, True)
+        lexical = self._lexical.sparse.scores(text)
         if cfg.sparse:
-            add(self._lexical.sparse.scores(text), cfg.w_sparse, True)
+            add(lexical, cfg.w_sparse, True)
         for h in hints:
             add(h, cfg.w_hint, True)
         head = top_k(np.where(fused > 0, fused, -np.inf), max(cfg.head, cfg.ranked_size))
         head = head[fused[head] > 0]
         if len(head) == 0:
-            return _Ranking(head, np.zeros(0), np.zeros(0))
+            return _Ranking(head, np.zeros(0), np.zeros(0), np.zeros(0))
         scores = fused[head].copy()
         scale = cfg.rrf_k + 1.0
         if cfg.dice or cfg.intent:
@@ -321,9 +323,11 @@ class Retriever:
                     scores[j] += cfg.dice_weight * d * 60.0 / scale  # weights are stated for rrf_k = 60
             if cfg.intent:
                 scores[: len(top)] += cfg.intent_weight * self._sibling_intent(text, top) * 60.0 / scale
+        if cfg.cosine_bonus and vec is not None:
+            scores += cfg.cosine_bonus * cos[head]
         order = np.argsort(-scores, kind="stable")[: cfg.ranked_size]
         ranked = head[order]
-        return _Ranking(ranked, scores[order], cos[ranked])
+        return _Ranking(ranked, scores[order], cos[ranked], lexical[ranked].astype(np.float64))
 
     def _sibling_intent(self, text: str, head: NDArray[np.intp]) -> NDArray[np.float64]:
         """+1/−1 for head tools whose bulk-ness matches/contradicts the query's, but only where a
@@ -367,11 +371,11 @@ class Retriever:
             why = "dense index not ready; fixed k" if not use_dense else "no calibration; fixed k"
             return min(k, max_results or k, len(ranking.order)), None, why
         p = confidences(ranking.cosines, relative, cal.temperature, cal.mix)
-        best = float(ranking.cosines.max())
-        if best < cal.abstain_threshold:
+        evidence = abstain_evidence(ranking.cosines, ranking.lexical, cal.abstain_lexical)
+        if evidence < cal.abstain_threshold:
             top = self.catalog[int(ranking.order[0])]
             return 0, p, (f"best match {top.server}/{top.name} is too far from the query "
-                          f"(cosine {best:.2f} < {cal.abstain_threshold:.2f})")
+                          f"(cosine + {cal.abstain_lexical:g}·word overlap {evidence:.2f} < {cal.abstain_threshold:.2f})")
         k = choose_k(p, cal.set_threshold) if cfg.adaptive_k else cfg.default_k
         return min(k, max_results or k, len(ranking.order)), p, f"adaptive k at {cal.coverage:.0%} coverage" if cfg.adaptive_k else "fixed k"
 
@@ -406,7 +410,7 @@ class Retriever:
         rel = ranking.fused / ranking.fused[0] if len(ranking.order) else np.zeros(0)
         tier = hits[0].tier if hits else "none"
         return SearchResult(query, tuple(hits), tuple(ranked), len(hits), tier, not hits, reason, use_dense,
-                            (), ranking.cosines, rel)
+                            (), ranking.cosines, rel, ranking.lexical)
 
     def _merge(self, whole: _Ranking, rankings: list[_Ranking]) -> _Ranking:
         """RRF over the whole query's list (weight w_whole) and each need's list, except that the whole
@@ -420,7 +424,9 @@ class Retriever:
         order = top_k(np.where(merged > 0, merged, -np.inf), cfg.ranked_size)
         order = order[merged[order] > 0]
         cos_all = {int(i): float(c) for r in [whole, *rankings] for i, c in zip(r.order, r.cosines)}
-        return _Ranking(order, merged[order], np.array([cos_all.get(int(i), 0.0) for i in order]))
+        lex_all = {int(i): float(c) for r in [whole, *rankings] for i, c in zip(r.order, r.lexical)}
+        return _Ranking(order, merged[order], np.array([cos_all.get(int(i), 0.0) for i in order]),
+                        np.array([lex_all.get(int(i), 0.0) for i in order]))
 
     def _multi(self, query: str, needs: list[str], whole: _Ranking, rankings: list[_Ranking], use_dense: bool,
                max_results: int | None) -> SearchResult:
@@ -448,7 +454,7 @@ class Retriever:
         tier = hits[0].tier if hits else "none"
         rel = merged_ranking.fused / merged_ranking.fused[0] if len(merged_ranking.order) else np.zeros(0)
         return SearchResult(query, tuple(hits), tuple(ranked), len(hits), tier, abstained, reason, use_dense,
-                            tuple(groups), merged_ranking.cosines, rel)
+                            tuple(groups), merged_ranking.cosines, rel, merged_ranking.lexical)
 
 
 def _near_best(scores: NDArray[np.floating], share: float = 0.8) -> NDArray[np.float64]:

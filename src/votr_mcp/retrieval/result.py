@@ -53,7 +53,7 @@ class SearchResult:
     list behind it (at least 10 when the catalog allows) for measuring top-n. For a query that
     names several needs, ``needs`` holds one group per need and ``ranked`` merges them.
     ``cosines``/``relative`` are per ranked tool: the raw query-tool cosine and the fused score
-    over the best fused score (what calibration reads).
+    over the best fused score, ``lexical`` the TF-IDF cosine (what calibration reads).
     """
 
     query: str
@@ -67,6 +67,7 @@ class SearchResult:
     needs: tuple[Need, ...] = ()
     cosines: NDArray[np.float64] = field(default_factory=lambda: np.zeros(0))
     relative: NDArray[np.float64] = field(default_factory=lambda: np.zeros(0))
+    lexical: NDArray[np.float64] = field(default_factory=lambda: np.zeros(0))
 
     @property
     def ranked_keys(self) -> list[ToolKey]:
