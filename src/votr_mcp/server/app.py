@@ -97,7 +97,7 @@ def build_server(
 
     async def list_tools(ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
         if expose_all and not exposed:
-            await hub._wait_ready()
+            await hub.wait_ready()
             exposed.update(_upstream_tools(hub))
         return types.ListToolsResult(tools=[*_META_TOOLS.values(), *exposed.values()])
 

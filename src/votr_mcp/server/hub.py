@@ -101,7 +101,7 @@ class Hub:
         tool_intent = _text_argument("tool_intent", tool_intent)
         limit = _limit_argument(max_results, self.default_max_results)
         session = self._session(transport_key, session_id)
-        await self._wait_ready()
+        await self.wait_ready()
         if self.wait_for_dense and self.dense_pending:
             # Embedding a large catalog the first time takes minutes on a small machine.
             with anyio.move_on_after(max(self.startup_wait, 900.0)):
@@ -173,7 +173,7 @@ class Hub:
             raise ToolError("call_tool needs 'name': the call name of a tool, as search_tools returned it (e.g. 'github__list_issues').")
         arguments = _arguments(arguments)
         session = self._session(transport_key, session_id)
-        await self._wait_ready()
+        await self.wait_ready()
         if not self.upstreams_started.is_set():
             # Searches may be served from the store while upstreams start; a call needs the
             # upstream, and its change-control verdict needs the fresh harvest.
@@ -245,8 +245,9 @@ class Hub:
         except VotrError as exc:
             raise ToolError(str(exc)) from exc
 
-    async def _wait_ready(self) -> None:
-        # The first harvest of the upstreams may still run when the first request arrives.
+    async def wait_ready(self) -> None:
+        """Wait (bounded) until the first index is built; the first harvest may still run
+        when the first request arrives."""
         if not self.ready.is_set():
             with anyio.move_on_after(self.startup_wait):
                 await self.ready.wait()
