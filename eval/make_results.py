@@ -83,6 +83,42 @@ TARGETS = (
 
 COVERAGE_TOLERANCE = 0.02
 
+# The sets whose dev rows the shipped calibration is expected to come from; the run refits on
+# them and says whether the shipped thresholds are reproduced.
+CALIBRATION_SETS = ("mscbench", "mcpzero")
+
+
+def check_calibration(bench: Path, cache: Path) -> dict[str, Any]:
+    """Refit the calibration on CALIBRATION_SETS' dev rows and compare with the shipped file."""
+    import tempfile
+
+    from votr_mcp.evaluation.calibration import calibrate_on
+    from votr_mcp.retrieval import SHIPPED_PATH
+
+    shipped = json.loads(SHIPPED_PATH.read_text(encoding="utf-8")) if SHIPPED_PATH.is_file() else None
+    with tempfile.TemporaryDirectory() as tmp:
+        fitted, _, counts = calibrate_on([bench / s for s in CALIBRATION_SETS], out=Path(tmp) / "calibration.json",
+                                         cache_dir=cache)
+    differing = [] if shipped is None else [k for k in fitted if k != "source" and fitted[k] != shipped.get(k)]
+    command = "votr-mcp calibrate " + " ".join(f"--data ../shared/bench/{s}" for s in CALIBRATION_SETS)
+    return {"command": command, "shipped": shipped, "refit": fitted, "dev_searches": counts,
+            "reproduced": shipped is not None and not differing, "differing_fields": differing}
+
+
+def calibration_text(check: dict[str, Any] | None) -> str:
+    if check is None:
+        return ""
+    shipped = check["shipped"]
+    if shipped is None:
+        return "**Calibration.** None shipped: fixed k, no abstention."
+    fields = ", ".join(f"{k} {shipped[k]:.4g}" for k in ("coverage", "temperature", "mix", "set_threshold",
+                                                         "abstain_threshold", "abstain_lexical", "false_abstain")
+                       if isinstance(shipped.get(k), (int, float)))
+    verdict = ("gives the same thresholds (every field but `source` equal)" if check["reproduced"] else
+               "gives different values for " + ", ".join(check["differing_fields"]))
+    return (f"**Calibration.** Shipped `src/votr_mcp/retrieval/calibration.json`: {fields}; fit on {shipped.get('n_rows')} "
+            f"answerable dev rows. Refitting it in this run with `{check['command']}` (dev rows only) {verdict}.")
+
 
 def _get(summary: dict[str, Any], key: str) -> Any:
     value: Any = summary
@@ -203,6 +239,8 @@ def write_markdown(reports: list[dict[str, Any]], meta: dict[str, Any]) -> str:
         "",
         f"**Pipeline.** {meta['pipeline']}",
         "",
+        calibration_text(meta.get("calibration_check")),
+        "",
         "**Metrics.**" + metrics.__doc__.split("Definitions (also printed at the top of eval/RESULTS.md):", 1)[1]
         .rstrip(),
         "",
@@ -288,6 +326,7 @@ def main(argv: list[str] | None = None) -> int:
             reports.append(evaluate(spec, factory, StderrProgress(f"{spec.name} {split} ")))
     if args.embed_only:
         return 0
+    check = None if args.quick or args.sets else check_calibration(args.bench, cache_dir(args.cache_dir))
     meta = {
         "command": COMMAND + (" --quick" if args.quick else ""),
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
@@ -295,6 +334,7 @@ def main(argv: list[str] | None = None) -> int:
         "seconds": time.perf_counter() - started,
         "split_rule": SPLIT_RULE,
         "pipeline": next(iter(factories.values())).describe() if factories else "",
+        "calibration_check": check,
     }
     markdown = write_markdown(reports, meta)
     if out is None:
