@@ -7,7 +7,7 @@ from collections.abc import Collection
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["top_k", "rrf", "dice", "hierarchical", "softmax"]
+__all__ = ["top_k", "rrf", "dice", "hierarchical", "softmax", "gap_normalised", "near_best"]
 
 
 def top_k(scores: NDArray[np.floating], k: int) -> NDArray[np.intp]:
@@ -51,3 +51,19 @@ def softmax(x: NDArray[np.floating], temperature: float) -> NDArray[np.float64]:
     z = z - z.max() if z.size else z
     e = np.exp(z)
     return e / e.sum() if e.size else e
+
+
+def near_best(scores: NDArray[np.floating], share: float = 0.8) -> NDArray[np.float64]:
+    """Scores at least ``share`` of the best kept, others zeroed: a hint votes only for what it names."""
+    s = np.asarray(scores, dtype=np.float64)
+    best = float(s.max()) if s.size else 0.0
+    return np.where(s >= share * best, s, 0.0) if best > 0 else np.zeros_like(s)
+
+
+def gap_normalised(top: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Scores of one list's top entries mapped to (0, 1]: 1 for the best, towards 0 at the cut,
+    so a list whose best is far ahead of the rest votes for it more strongly than RRF would."""
+    hi, lo = float(top[0]), float(top[-1])
+    if hi - lo <= 1e-12:
+        return np.ones_like(top)
+    return 0.05 + 0.95 * (top - lo) / (hi - lo)

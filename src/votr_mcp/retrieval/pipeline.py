@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass, replace
 from typing import Literal
 
 import numpy as np
@@ -22,11 +21,12 @@ from votr_mcp.errors import RetrievalError
 from votr_mcp.catalog.models import Tool
 from votr_mcp.index.catalog_index import DenseIndex, LexicalIndex, build_dense, build_lexical, restack_dense, restack_lexical
 from votr_mcp.index.dense import Embedder, EmbeddingCache, MemoryEmbeddingCache
-from votr_mcp.index.tokenize import content_tokens, split_identifier, tokenize
+from votr_mcp.index.tokenize import content_tokens, tokenize
 from votr_mcp.retrieval.calibration import Calibration, abstain_evidence, choose_k, confidences, shipped_calibration
 from votr_mcp.retrieval.config import RetrievalConfig
-from votr_mcp.retrieval.formulas import dice, hierarchical, rrf, top_k
-from votr_mcp.retrieval.intent import query_bulk, split_needs, tool_bulk
+from votr_mcp.retrieval.features import Ranking, ToolFeatures
+from votr_mcp.retrieval.formulas import dice, gap_normalised, hierarchical, near_best, rrf, top_k
+from votr_mcp.retrieval.intent import split_needs
 from votr_mcp.retrieval.result import Hit, Need, SearchResult
 
 __all__ = ["Retriever", "Exclude"]
@@ -37,42 +37,12 @@ Exclude = Collection[ToolKey] | NDArray[np.bool_]
 """Tools a search must not return: keys, or a boolean mask over catalog positions."""
 
 
-@dataclass(frozen=True, slots=True)
-class _ToolFeatures:
-    """Per-tool tokens the head reranks read, computed once per tool and reused across swaps."""
-
-    name_tokens: list[set[str]]
-    server_tokens: list[set[str]]
-    bulk: NDArray[np.int8]
-
-    @classmethod
-    def of(cls, tools: Sequence[Tool]) -> "_ToolFeatures":
-        return cls([content_tokens(split_identifier(t.name)) for t in tools], [content_tokens(t.server) for t in tools],
-                   np.fromiter((tool_bulk(t.name) for t in tools), dtype=np.int8, count=len(tools)))
-
-    def restack(self, tools: Sequence[Tool], rows: Sequence[int | None]) -> "_ToolFeatures":
-        fresh = _ToolFeatures.of([t for t, r in zip(tools, rows) if r is None])
-        it = iter(range(len(fresh.bulk)))
-        picks = [(True, r) if r is not None else (False, next(it)) for r in rows]
-        return _ToolFeatures([self.name_tokens[i] if old else fresh.name_tokens[i] for old, i in picks],
-                             [self.server_tokens[i] if old else fresh.server_tokens[i] for old, i in picks],
-                             np.array([self.bulk[i] if old else fresh.bulk[i] for old, i in picks], dtype=np.int8))
-
-
-@dataclass(frozen=True, slots=True)
-class _Ranking:
-    order: NDArray[np.intp]  # catalog positions, best first
-    fused: NDArray[np.float64]  # fused (and reranked) score of each ranked position
-    cosines: NDArray[np.float64]  # raw query-tool cosine of each, 0 without dense
-    lexical: NDArray[np.float64]  # TF-IDF cosine of each (abstention evidence besides the dense cosine)
-
-
 class Retriever:
     """Hybrid tool retrieval over one catalog. Immutable: ``with_*`` methods return new retrievers."""
 
     def __init__(self, catalog: Catalog, lexical: LexicalIndex, dense: DenseIndex | None, *, embedder: Embedder | None,
                  cache: EmbeddingCache, config: RetrievalConfig, calibration: Calibration | None,
-                 features: _ToolFeatures | None = None) -> None:
+                 features: ToolFeatures | None = None) -> None:
         self.catalog = catalog
         self.config = config
         self.calibration = calibration
@@ -81,7 +51,7 @@ class Retriever:
         self._lexical = lexical
         self._dense = dense
         self.call_names: Mapping[ToolKey, str] = call_names(t.key for t in catalog)
-        self._features = features if features is not None else _ToolFeatures.of(catalog)
+        self._features = features if features is not None else ToolFeatures.of(catalog)
         self._name_tokens = self._features.name_tokens
         self._server_tokens = self._features.server_tokens
         self._bulk = self._features.bulk
@@ -257,18 +227,18 @@ class Retriever:
             vec = vectors.get(server_intent)
             if dense is not None and vec is not None:
                 per_server = per_server + np.maximum(dense.server_description @ vec, dense.server_summary @ vec)
-            out.append(_near_best(per_server)[self._server_of])
+            out.append(near_best(per_server)[self._server_of])
         if tool_intent:
             score = self._lexical.bm25.scores(tokenize(tool_intent))
             score = score / score.max() if score.max() > 0 else score
             vec = vectors.get(tool_intent)
             if dense is not None and vec is not None:
                 score = score + dense.tools @ vec
-            out.append(_near_best(score))
+            out.append(near_best(score))
         return out
 
     def _rank(self, text: str, vec: NDArray[np.float32] | None, allowed: NDArray[np.bool_] | None,
-              hints: Sequence[NDArray[np.float64]]) -> _Ranking:
+              hints: Sequence[NDArray[np.float64]]) -> Ranking:
         cfg, n = self.config, len(self.catalog)
         fused = np.zeros(n, dtype=np.float64)
         cos = np.zeros(n, dtype=np.float64)
@@ -287,7 +257,7 @@ class Retriever:
             if cfg.fusion == "rrf":
                 np.add(fused, rrf(order, weight, n, cfg.rrf_k), out=fused)
             elif len(order):
-                np.add.at(fused, order, weight * _gap_normalised(s[order]))
+                np.add.at(fused, order, weight * gap_normalised(s[order]))
 
         tokens = tokenize(text)
         if vec is not None and self._dense is not None:
@@ -311,7 +281,7 @@ class Retriever:
         head = top_k(np.where(fused > 0, fused, -np.inf), max(cfg.head, cfg.ranked_size))
         head = head[fused[head] > 0]
         if len(head) == 0:
-            return _Ranking(head, np.zeros(0), np.zeros(0), np.zeros(0))
+            return Ranking(head, np.zeros(0), np.zeros(0), np.zeros(0))
         scores = fused[head].copy()
         scale = cfg.rrf_k + 1.0
         if cfg.dice or cfg.intent:
@@ -322,33 +292,14 @@ class Retriever:
                     d = dice(q_tokens, self._name_tokens[i]) + dice(q_tokens, self._server_tokens[i])
                     scores[j] += cfg.dice_weight * d * 60.0 / scale  # weights are stated for rrf_k = 60
             if cfg.intent:
-                scores[: len(top)] += cfg.intent_weight * self._sibling_intent(text, top) * 60.0 / scale
+                scores[: len(top)] += cfg.intent_weight * self._features.sibling_intent(text, top, self._server_of) * 60.0 / scale
         if cfg.cosine_bonus and vec is not None:
             scores += cfg.cosine_bonus * cos[head]
         order = np.argsort(-scores, kind="stable")[: cfg.ranked_size]
         ranked = head[order]
-        return _Ranking(ranked, scores[order], cos[ranked], lexical[ranked].astype(np.float64))
+        return Ranking(ranked, scores[order], cos[ranked], lexical[ranked].astype(np.float64))
 
-    def _sibling_intent(self, text: str, head: NDArray[np.intp]) -> NDArray[np.float64]:
-        """+1/−1 for head tools whose bulk-ness matches/contradicts the query's, but only where a
-        sibling of the other kind (same server, a shared name word) is also in the head: the rule
-        is there to pick between delete_file and delete_all_files, not to rank unrelated tools."""
-        out = np.zeros(len(head))
-        qb = query_bulk(text)
-        if qb == 0:
-            return out
-        for a, i in enumerate(head):
-            bi = self._bulk[i]
-            if bi == 0:
-                continue
-            for j in head:
-                if (j != i and self._bulk[j] == -bi and self._server_of[j] == self._server_of[i]
-                        and self._name_tokens[i] & self._name_tokens[j]):
-                    out[a] = 1.0 if bi == qb else -1.0
-                    break
-        return out
-
-    def _hits(self, ranking: _Ranking, limit: int, p: NDArray[np.float64] | None, threshold: float | None,
+    def _hits(self, ranking: Ranking, limit: int, p: NDArray[np.float64] | None, threshold: float | None,
               need: int | None) -> list[Hit]:
         out = []
         for j, i in enumerate(ranking.order[:limit]):
@@ -360,7 +311,7 @@ class Retriever:
             out.append(Hit(tool, self.call_names[tool.key], float(ranking.fused[j]), conf, tier, need))
         return out
 
-    def _decide(self, ranking: _Ranking, use_dense: bool, max_results: int | None) -> tuple[int, NDArray[np.float64] | None, str]:
+    def _decide(self, ranking: Ranking, use_dense: bool, max_results: int | None) -> tuple[int, NDArray[np.float64] | None, str]:
         """(k, confidences, reason): k = 0 means abstain."""
         cfg, cal = self.config, self.calibration
         if len(ranking.order) == 0:
@@ -379,7 +330,7 @@ class Retriever:
         k = choose_k(p, cal.set_threshold) if cfg.adaptive_k else cfg.default_k
         return min(k, max_results or k, len(ranking.order)), p, f"adaptive k at {cal.coverage:.0%} coverage" if cfg.adaptive_k else "fixed k"
 
-    def _expand(self, hits: list[Hit], ranking: _Ranking, p: NDArray[np.float64] | None, need: int | None) -> list[Hit]:
+    def _expand(self, hits: list[Hit], ranking: Ranking, p: NDArray[np.float64] | None, need: int | None) -> list[Hit]:
         """Add same-capability tools of other servers that sit in the ranked list (overlap expansion)."""
         if not self.config.expansion or self._dense is None or not hits:
             return hits
@@ -396,7 +347,7 @@ class Retriever:
                 extra.append(Hit(tool, self.call_names[tool.key], float(ranking.fused[j]), conf, "medium", need))
         return hits + extra
 
-    def _result_parts(self, ranking: _Ranking, use_dense: bool, max_results: int | None, need: int | None) -> tuple[list[Hit], list[Hit], str]:
+    def _result_parts(self, ranking: Ranking, use_dense: bool, max_results: int | None, need: int | None) -> tuple[list[Hit], list[Hit], str]:
         k, p, reason = self._decide(ranking, use_dense, max_results)
         threshold = self.calibration.set_threshold if (self.calibration and p is not None) else None
         ranked = self._hits(ranking, len(ranking.order), p, threshold, need)
@@ -405,14 +356,14 @@ class Retriever:
             hits = hits[:max_results]
         return hits, ranked, reason
 
-    def _single(self, query: str, ranking: _Ranking, use_dense: bool, max_results: int | None) -> SearchResult:
+    def _single(self, query: str, ranking: Ranking, use_dense: bool, max_results: int | None) -> SearchResult:
         hits, ranked, reason = self._result_parts(ranking, use_dense, max_results, None)
         rel = ranking.fused / ranking.fused[0] if len(ranking.order) else np.zeros(0)
         tier = hits[0].tier if hits else "none"
         return SearchResult(query, tuple(hits), tuple(ranked), len(hits), tier, not hits, reason, use_dense,
                             (), ranking.cosines, rel, ranking.lexical)
 
-    def _merge(self, whole: _Ranking, rankings: list[_Ranking]) -> _Ranking:
+    def _merge(self, whole: Ranking, rankings: list[Ranking]) -> Ranking:
         """RRF over the whole query's list (weight w_whole) and each need's list, except that the whole
         query's best stays first: a single-need query wrongly split then keeps its top-1."""
         cfg, n = self.config, len(self.catalog)
@@ -425,12 +376,12 @@ class Retriever:
         order = order[merged[order] > 0]
         cos_all = {int(i): float(c) for r in [whole, *rankings] for i, c in zip(r.order, r.cosines)}
         lex_all = {int(i): float(c) for r in [whole, *rankings] for i, c in zip(r.order, r.lexical)}
-        return _Ranking(order, merged[order], np.array([cos_all.get(int(i), 0.0) for i in order]),
+        return Ranking(order, merged[order], np.array([cos_all.get(int(i), 0.0) for i in order]),
                         np.array([lex_all.get(int(i), 0.0) for i in order]))
 
-    def _multi(self, query: str, needs: list[str], whole: _Ranking, rankings: list[_Ranking], use_dense: bool,
+    def _multi(self, query: str, needs: list[str], whole: Ranking, rankings: list[Ranking], use_dense: bool,
                max_results: int | None) -> SearchResult:
-        cfg, n = self.config, len(self.catalog)
+        cfg = self.config
         groups: list[Need] = []
         hits: list[Hit] = []
         seen: set[ToolKey] = set()
@@ -456,18 +407,3 @@ class Retriever:
         return SearchResult(query, tuple(hits), tuple(ranked), len(hits), tier, abstained, reason, use_dense,
                             tuple(groups), merged_ranking.cosines, rel, merged_ranking.lexical)
 
-
-def _near_best(scores: NDArray[np.floating], share: float = 0.8) -> NDArray[np.float64]:
-    """Scores at least ``share`` of the best kept, others zeroed: a hint votes only for what it names."""
-    s = np.asarray(scores, dtype=np.float64)
-    best = float(s.max()) if s.size else 0.0
-    return np.where(s >= share * best, s, 0.0) if best > 0 else np.zeros_like(s)
-
-
-def _gap_normalised(top: NDArray[np.float64]) -> NDArray[np.float64]:
-    """Scores of one list's top entries mapped to (0, 1]: 1 for the best, towards 0 at the cut,
-    so a list whose best is far ahead of the rest votes for it more strongly than RRF would."""
-    hi, lo = float(top[0]), float(top[-1])
-    if hi - lo <= 1e-12:
-        return np.ones_like(top)
-    return 0.05 + 0.95 * (top - lo) / (hi - lo)
