@@ -35,7 +35,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--data", required=True, type=Path, help="folder with tools.jsonl and queries.jsonl")
     parser.add_argument("--queries", type=Path, help="another query file over the same tools (e.g. queries_intents.jsonl)")
     parser.add_argument("--split", choices=("dev", "test", "all"), default="test", help="rows to score (default: test)")
-    parser.add_argument("--ablation", action="store_true", help="also run the full pipeline minus each stage, and the naive hybrid")
+    parser.add_argument("--ablation", action="store_true", help="also run the full pipeline minus each stage it runs, plus each stage it leaves off, "
+                        "and the naive hybrid (BM25 + TF-IDF + MiniLM, RRF, nothing after)")
     parser.add_argument("--json", type=Path, metavar="OUT", help="write every figure to this JSON file")
     parser.add_argument("--limit", type=int, metavar="N", help="at most N tasks per kind, chosen by hash (same rows every run)")
     parser.add_argument("--latency-samples", type=int, default=200, metavar="N", help="searches timed end to end (default 200)")
