@@ -187,3 +187,35 @@ async def test_a_configured_loop_hint_reaches_the_agent_with_the_guard_note(tmp_
             results = [await client.call_tool("call_tool", call) for _ in range(3)]
     assert not results[2].is_error and "loop guard" in results[2].content[-1].text
     assert "Echo never changes: ask the user instead." in results[2].content[-1].text
+
+
+async def test_sigterm_stops_votr_and_every_upstream_process(tmp_path: Path) -> None:
+    import os
+    import signal
+
+    from anyio.streams.buffered import BufferedByteReceiveStream
+
+    config = write_config(tmp_path, {"toy": toy("--grandchild")})
+    command = [sys.executable, "-m", "votr_mcp.cli", "serve", "--config", config, "--no-dense", "--store", "none"]
+
+    def line(message: dict[str, object]) -> bytes:
+        return (json.dumps(message) + "\n").encode()
+
+    with anyio.fail_after(90):
+        async with await anyio.open_process(command, stderr=None) as process:
+            assert process.stdin is not None and process.stdout is not None
+            replies = BufferedByteReceiveStream(process.stdout)
+            hello = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}
+            await process.stdin.send(line({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello}))
+            await replies.receive_until(b"\n", 1 << 20)
+            await process.stdin.send(line({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+            call = {"name": "call_tool", "arguments": {"name": "toy__whoami", "arguments": {}}}
+            await process.stdin.send(line({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call}))
+            answer = json.loads(await replies.receive_until(b"\n", 1 << 20))
+            pids = answer["result"]["structuredContent"]
+            process.send_signal(signal.SIGTERM)
+            await process.wait()
+    for pid in (pids["pid"], pids["grandchild"]):
+        stat = Path(f"/proc/{pid}/stat")
+        alive = stat.exists() and stat.read_text().split()[2] not in ("Z", "X")  # a zombie awaits its reaper
+        assert not alive, f"process {pid} outlived votr-mcp's SIGTERM"

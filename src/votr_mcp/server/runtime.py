@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import logging
+import signal
 from collections.abc import Mapping, Sequence
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
@@ -148,6 +149,7 @@ async def serve(
         hub, start = await _prepare(options, stack, sessions, change_control or NoChangeControl())
         server = build_server(hub, expose_all=options.expose_all, on_disconnect=getattr(sessions, "close_transport", None))
         async with anyio.create_task_group() as tg:
+            tg.start_soon(_stop_on_signals, tg.cancel_scope)
             tg.start_soon(start)
             hub.dense_pending = options.dense
             hub.wait_for_dense = options.wait_for_dense
@@ -310,6 +312,16 @@ async def _open_store(options: ServeOptions, stack: AsyncExitStack) -> Any:
     stack.callback(store.close)
     log.info("registry store: %s", path)
     return store
+
+
+async def _stop_on_signals(scope: anyio.CancelScope) -> None:
+    """SIGTERM/SIGHUP/SIGINT end the task group, so upstream process groups are stopped on the way
+    out (clients stop stdio servers by closing stdin, then SIGTERM after a grace period)."""
+    with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGHUP, signal.SIGINT) as signals:
+        async for received in signals:
+            log.info("received %s: stopping upstream servers and exiting", signal.Signals(received).name)
+            scope.cancel()
+            return
 
 
 async def _load_dense(hub: Hub) -> None:
