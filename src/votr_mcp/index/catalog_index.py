@@ -49,7 +49,8 @@ class DenseIndex:
 
 def build_lexical(catalog: Catalog) -> LexicalIndex:
     texts = [tool_lexical_text(t) for t in catalog]
-    return LexicalIndex(BM25Index([tokenize(t) for t in texts]), SparseIndex(texts))
+    tokens = [tokenize(t) for t in texts]
+    return LexicalIndex(BM25Index(tokens), SparseIndex(texts, tokens))
 
 
 def dense_texts(catalog: Catalog) -> list[str]:

@@ -22,9 +22,9 @@ from votr_mcp.index.tokenize import tokenize
 __all__ = ["SparseIndex", "unigrams_and_bigrams", "sublinear_tf", "smooth_idf"]
 
 
-def unigrams_and_bigrams(text: str) -> list[str]:
-    """Tokens of the shared tokenizer plus adjacent pairs joined by a space."""
-    words = tokenize(text)
+def unigrams_and_bigrams(text: str, words: Sequence[str] | None = None) -> list[str]:
+    """Tokens of the shared tokenizer (or ``words`` already tokenized) plus adjacent pairs joined by a space."""
+    words = list(tokenize(text) if words is None else words)
     return words + [f"{a} {b}" for a, b in zip(words, words[1:])]
 
 
@@ -41,10 +41,13 @@ def smooth_idf(n_docs: int, doc_freq: NDArray[np.floating]) -> NDArray[np.float6
 class SparseIndex:
     """Cosine scores of a query against documents in TF-IDF (1-2 gram, sublinear tf) space."""
 
-    def __init__(self, docs: Sequence[str]) -> None:
+    def __init__(self, docs: Sequence[str], tokens: Sequence[Sequence[str]] | None = None) -> None:
         if not docs:
             raise ValueError("SparseIndex needs at least one document; the catalog is empty")
-        grams = [Counter(unigrams_and_bigrams(d)) for d in docs]
+        if tokens is None:
+            grams = [Counter(unigrams_and_bigrams(d)) for d in docs]
+        else:
+            grams = [Counter(unigrams_and_bigrams("", words)) for words in tokens]
         vocab: dict[str, int] = {}
         for g in grams:
             for term in g:
@@ -56,7 +59,16 @@ class SparseIndex:
         self.vocab = vocab
         self.idf = smooth_idf(len(docs), doc_freq)
         self.n_docs = len(docs)
-        self._matrix = sp.vstack([self._row(g) for g in grams], format="csr")
+        rows: list[int] = []
+        cols: list[int] = []
+        vals: list[NDArray[np.float64]] = []
+        for r, g in enumerate(grams):
+            ids, w = self._weights(g)
+            rows.extend([r] * len(ids))
+            cols.extend(ids)
+            vals.append(w)
+        data = np.concatenate(vals) if vals else np.zeros(0)
+        self._matrix = sp.csr_matrix((data, (rows, cols)), shape=(len(grams), len(self.idf)))
         self._postings = self._matrix.tocsc()
 
     def _weights(self, grams: Counter[str]) -> tuple[list[int], NDArray[np.float64]]:
