@@ -1,0 +1,43 @@
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from retrieval_catalog import make_small_catalog
+
+
+def _write_catalog(path: Path) -> Path:
+    lines = [json.dumps({"server": t.server, "server_description": t.server_description, "name": t.name,
+                         "description": t.description, "input_schema": dict(t.input_schema)}) for t in make_small_catalog()]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def _run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "votr_mcp.cli", "search", *args], capture_output=True, text=True,
+                          timeout=120, cwd=cwd, env={"PATH": "/usr/bin:/bin", "OPENBLAS_NUM_THREADS": "1", "HF_HUB_OFFLINE": "1"})
+
+
+def test_search_prints_a_table_with_the_matching_tool_first(tmp_path):
+    catalog = _write_catalog(tmp_path / "tools.jsonl")
+    out = _run("merge the pull request", "--catalog", str(catalog), "--lexical", "--cache-dir", str(tmp_path), cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0].split()[:4] == ["tool", "score", "tier", "need"]
+    assert lines[1].startswith("github__merge_pull_request")
+    assert "cl100k tokens returned" in lines[-1]
+
+
+def test_search_json_output_has_hits_ranked_and_token_count(tmp_path):
+    catalog = _write_catalog(tmp_path / "tools.jsonl")
+    out = _run("weather forecast for Oslo", "--catalog", str(catalog), "--lexical", "--json", "--cache-dir", str(tmp_path), cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["ranked"][0]["call_name"] == "weather__get_forecast"
+    assert data["k"] == len(data["hits"]) and data["tokens"] > 0 and data["dense_used"] is False
+
+
+def test_search_on_a_missing_catalog_says_what_to_pass(tmp_path):
+    out = _run("anything", "--catalog", str(tmp_path / "nope.jsonl"), "--lexical", cwd=tmp_path)
+    assert out.returncode == 1
+    assert "does not exist" in out.stderr and "tools.jsonl" in out.stderr
