@@ -20,7 +20,7 @@ BENCH = Path(__file__).resolve().parents[3] / "shared" / "bench" / "mscbench"
 SUBSET = 160
 # Measured 2026-11-23 with the defaults and shipped calibration: top-1 0.981 (157/160), top-5 1.000,
 # abstention 0.909 (20/22). Floors sit a few rows below.
-# `python -m pytest tests/retrieval/test_quality_gate.py -q -s` prints the current figures.
+# `python -m pytest tests/retrieval/test_retrieval_quality_gate.py -q -s` prints the current figures.
 FLOOR_TOP1 = 0.95
 FLOOR_TOP5 = 0.98
 FLOOR_ABSTAIN = 0.80  # 18/22: only 22 no-tool dev rows, so one row is 4.5 points
