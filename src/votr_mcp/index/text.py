@@ -12,10 +12,11 @@ from typing import Any
 from votr_mcp.catalog.models import Server, Tool
 from votr_mcp.index.tokenize import split_identifier
 
-__all__ = ["tool_dense_text", "server_texts", "tool_lexical_text", "tool_name_text", "parameter_names"]
+__all__ = ["tool_dense_text", "server_texts", "tool_lexical_text", "tool_name_text", "parameter_names", "parameter_text"]
 
 # MiniLM reads at most 256 word pieces; longer descriptions only add noise past the first lines.
 _DENSE_CHARS = 700
+_PARAM_CHARS = 200
 
 
 def tool_name_text(tool: Tool) -> str:
@@ -43,12 +44,28 @@ def server_texts(server: Server) -> tuple[str, str]:
     return description, summary
 
 
+def parameter_text(tool: Tool, limit: int = _PARAM_CHARS) -> str:
+    """Parameter names in words, each followed by the start of its description."""
+    props = tool.input_schema.get("properties") if isinstance(tool.input_schema, Mapping) else None
+    if not isinstance(props, Mapping):
+        return ""
+    out: list[str] = []
+    for name, spec in props.items():
+        out.append(split_identifier(str(name)))
+        if isinstance(spec, Mapping) and isinstance(spec.get("description"), str):
+            out.append(spec["description"][:limit])
+    return " ".join(out)
+
+
 def tool_lexical_text(tool: Tool, *, include_server_description: bool = True, include_parameters: bool = True) -> str:
     """Fields matched by BM25 and TF-IDF: tool name (twice: it is the strongest field), description,
-    server name, and optionally parameter names and the server description."""
+    server name, and optionally parameters (names and descriptions) and the server description.
+
+    Parameter descriptions earned their place on dev: queries name the arguments they supply
+    ("for account ID 12345, limit 10"); MCP-Zero top-1 .758 -> .833, MSC L2 .883 -> .905, L1 .976 -> .962."""
     parts: list[Any] = [tool_name_text(tool), tool_name_text(tool), tool.description, split_identifier(tool.server)]
     if include_parameters:
-        parts.append(" ".join(parameter_names(tool)))
+        parts.append(parameter_text(tool))
     if include_server_description:
         parts.append(tool.server_description)
     return "\n".join(str(p) for p in parts if p)
