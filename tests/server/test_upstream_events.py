@@ -219,3 +219,21 @@ async def test_sigterm_stops_votr_and_every_upstream_process(tmp_path: Path) -> 
         stat = Path(f"/proc/{pid}/stat")
         alive = stat.exists() and stat.read_text().split()[2] not in ("Z", "X")  # a zombie awaits its reaper
         assert not alive, f"process {pid} outlived votr-mcp's SIGTERM"
+
+
+async def test_sigterm_to_an_http_server_also_stops_every_upstream_process(tmp_path: Path) -> None:
+    from mcp import Client
+
+    from votr_serving import http_server
+
+    config = write_config(tmp_path, {"toy": toy("--grandchild")})
+    with anyio.fail_after(90):
+        async with http_server("http", ["--config", config, "--no-dense", "--store", "none"]) as (url, _lines):
+            async with Client(url) as client:
+                answer = await client.call_tool("call_tool", {"name": "toy__whoami", "arguments": {}})
+        # leaving http_server sent SIGTERM and waited for the process to exit
+    pids = answer.structured_content
+    for pid in (pids["pid"], pids["grandchild"]):
+        stat = Path(f"/proc/{pid}/stat")
+        alive = stat.exists() and stat.read_text().split()[2] not in ("Z", "X")
+        assert not alive, f"process {pid} outlived votr-mcp's SIGTERM"

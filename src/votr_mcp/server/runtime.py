@@ -149,17 +149,17 @@ async def serve(
         hub, start = await _prepare(options, stack, sessions, change_control or NoChangeControl())
         server = build_server(hub, expose_all=options.expose_all, on_disconnect=getattr(sessions, "close_transport", None))
         async with anyio.create_task_group() as tg:
-            tg.start_soon(_stop_on_signals, tg.cancel_scope)
             tg.start_soon(start)
             hub.dense_pending = options.dense
             hub.wait_for_dense = options.wait_for_dense
             if options.dense:
                 tg.start_soon(_load_dense, hub)
             if options.transport == "stdio":
+                tg.start_soon(_stop_on_signals, tg.cancel_scope)
                 await serve_stdio(server)
-                tg.cancel_scope.cancel()  # the client closed stdin: stop upstreams and the model load too
             else:
-                await serve_http(server, options.transport, options.http)
+                await serve_http(server, options.transport, options.http)  # uvicorn shuts down gracefully on signals
+            tg.cancel_scope.cancel()  # the client left or the server stopped: stop upstreams and the model load too
 
 
 def session_hooks(options: ServeOptions) -> ManagedSessions:

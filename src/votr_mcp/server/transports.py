@@ -13,10 +13,11 @@ import asyncio
 import logging
 import os
 import secrets
+import signal
 import socket
 import stat
-from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Iterator, Sequence
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -210,10 +211,29 @@ async def serve_http(server: Server[Any], transport: str, options: HttpOptions, 
     shown = f"[{host}]" if ":" in host else host
     path = "/mcp" if transport == "http" else "/sse"
     config = uvicorn.Config(app, log_level="warning", lifespan="on", access_log=False)
-    uv = uvicorn.Server(config)
+
+    class _Server(uvicorn.Server):
+        # uvicorn re-raises a captured SIGTERM after its shutdown, which would kill the process
+        # before votr stops its upstream servers; votr handles the signals itself instead.
+        @contextmanager
+        def capture_signals(self) -> Iterator[None]:
+            yield
+
+    uv = _Server(config)
     log.info("serving %s at http://%s:%d%s", "streamable HTTP" if transport == "http" else "SSE", shown, port, path)
     if options.host not in _LOOPBACK:
         log.warning("listening on %s, not only on this machine: set --token so that only your agents can call tools", options.host)
     if ready is not None:
         ready.set()
-    await uv.serve(sockets=[sock])
+
+    async def stop_on_signals() -> None:
+        with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGHUP, signal.SIGINT) as signals:
+            async for received in signals:
+                log.info("received %s: shutting down", signal.Signals(received).name)
+                uv.should_exit = True  # graceful: finish open requests, then return
+                return
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(stop_on_signals)
+        await uv.serve(sockets=[sock])
+        tg.cancel_scope.cancel()
