@@ -12,20 +12,21 @@ STAGES = ("dense", "bm25", "sparse", "hierarchical", "tool2vec", "dice", "intent
 
 @dataclass(frozen=True, slots=True)
 class RetrievalConfig:
-    """Which stages run and how much each weighs. Defaults are the fitted choice on dev rows."""
+    """Which stages run and how much each weighs. Defaults are the choice measured on dev rows
+    (MSC-Bench + MCP-Zero dev split); stages that lost or tied there are off, not deleted."""
 
     dense: bool = True
     bm25: bool = True
     sparse: bool = True
-    hierarchical: bool = False
-    tool2vec: bool = True
-    dice: bool = False
-    intent: bool = False
+    hierarchical: bool = False  # σ·t·max(σ, t) lost top-1 on every dev set (e.g. MSC L2 .883 -> .855)
+    tool2vec: bool = True  # acts only on tools with example queries (none in the bench sets)
+    dice: bool = False  # tied or lost on dev at every weight tried
+    intent: bool = False  # sibling-only bulk rule: tied/lost on dev
     expansion: bool = True
     decompose: bool = True
     adaptive_k: bool = True
 
-    # Reciprocal rank fusion: Σ w / (rrf_k + rank) over lists cut at `depth`.
+    # Fusion over lists cut at `depth`: "gap" sums w · rescaled score; "rrf" sums w / (rrf_k + rank).
     w_dense: float = 1.0
     w_flat_dense: float = 0.0
     w_bm25: float = 1.0
@@ -35,7 +36,7 @@ class RetrievalConfig:
     fusion: str = "gap"  # "rrf" (rank-based) or "gap" (each list's top scores rescaled to (0, 1])
     depth: int = 20
 
-    # Reranks applied to the `head` best fused candidates only, in RRF units (1/(rrf_k+1) ≈ 0.016).
+    # Reranks applied to the `head` best fused candidates only (weights scaled as for rrf_k = 60).
     head: int = 10
     cosine_bonus: float = 0.0  # added to head scores × the raw dense cosine
     dice_weight: float = 0.01

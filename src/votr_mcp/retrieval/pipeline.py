@@ -1,9 +1,11 @@
 """The Retriever: hybrid retrieval over one catalog, adaptive k and abstention.
 
-Per query (and per need of a whole-task query): dense hierarchical scores, BM25 and TF-IDF
-scores over all tools as numpy vectors; each list is cut at ``depth`` with argpartition and
-fused by weighted RRF; the ``head`` best get a Dice field bonus and a singular/bulk bonus; the
-ranked list is turned into k hand-offs by the calibration, or into an abstention.
+Per query (and per need of a whole-task query): dense cosine, BM25 and TF-IDF scores over all
+tools as numpy vectors; each list is cut at ``depth`` with argpartition and fused (by default
+each list's top scores are rescaled to (0, 1] and summed with weights; weighted RRF is the
+alternative); optional reranks touch only the ``head``; the ranked list becomes k hand-offs by
+the calibration, or an abstention. Stages that lost on dev rows (hierarchical server→tool
+scoring, Dice, singular/bulk) stay switchable for ablations but are off by default.
 """
 
 from __future__ import annotations
