@@ -44,7 +44,7 @@ class Retriever:
 
     def __init__(self, catalog: Catalog, lexical: LexicalIndex, dense: DenseIndex | None, *, embedder: Embedder | None,
                  cache: EmbeddingCache, config: RetrievalConfig, calibration: Calibration | None,
-                 features: ToolFeatures | None = None) -> None:
+                 features: ToolFeatures | None = None, names: Mapping[ToolKey, str] | None = None) -> None:
         self.catalog = catalog
         self.config = config
         self.calibration = calibration
@@ -52,7 +52,7 @@ class Retriever:
         self.cache = cache
         self._lexical = lexical
         self._dense = dense
-        self.call_names: Mapping[ToolKey, str] = call_names(t.key for t in catalog)
+        self.call_names: Mapping[ToolKey, str] = names if names is not None else call_names(t.key for t in catalog)
         self._features = features if features is not None else ToolFeatures.of(catalog)
         self._name_tokens = self._features.name_tokens
         self._server_tokens = self._features.server_tokens
@@ -118,7 +118,10 @@ class Retriever:
         if self._dense is not None and self.embedder is not None:
             dense = restack_dense(self._dense, catalog, rows, self.embedder, self.cache)
         return Retriever(catalog, lexical, dense, embedder=self.embedder, cache=self.cache, config=self.config,
-                         calibration=self.calibration, features=self._features.restack(tools, rows))
+                         calibration=self.calibration, features=self._features.restack(tools, rows),
+                         # Same keys (a changed definition, the usual list_changed case): same call names.
+                         names=self.call_names if len(self.call_names) == len(catalog) and all(
+                             t.key in self.call_names for t in catalog) else None)
 
     def with_embedder(self, embedder: Embedder, cache: EmbeddingCache | None = None) -> "Retriever":
         """This catalog with dense vectors (embeds what the cache lacks; blocking)."""
