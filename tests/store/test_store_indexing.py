@@ -78,4 +78,6 @@ def test_a_retriever_built_over_the_store_embeds_nothing(store_file: Path, catal
         retriever = Retriever.build(store.registry.catalog(), embedder=embedder, cache=store.vectors)
         assert embedder.texts == []
         result = retriever.search("will it rain in Paris tomorrow")
-    assert result.hits and result.hits[0].tool.server == "weather"
+        assert embedder.texts == ["will it rain in Paris tomorrow"]  # only the query was embedded
+    # The ranking, not the hand-off: whether k is 0 here is the calibration's business.
+    assert result.dense_used and result.ranked[0].tool.server == "weather"
