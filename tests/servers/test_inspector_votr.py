@@ -59,3 +59,4 @@ async def test_over_a_url_the_inspector_searches_and_calls_through_a_running_vot
     assert called.returncode == 0 and "Asia/Tokyo" in called.text(), called.stderr[-2000:]
     assert wrong.is_error and wrong.returncode != 0
     assert "time__no_such_tool" in wrong.text()
+    assert "time__get_current_time" in wrong.text()  # nothing alike: the named server's tools are offered

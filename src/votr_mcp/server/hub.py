@@ -222,7 +222,10 @@ class Hub:
         bare = name.split("__")[-1].lower()
         same_tool = [n for n, t in snap.by_name.items() if t.name.lower() == bare]
         close = difflib.get_close_matches(name, names, n=5, cutoff=0.6)
-        suggestions = list(dict.fromkeys([*same_tool, *close]))[:5]
+        # Nothing alike: the agent likely guessed a tool of the right server, so name that server's tools.
+        prefix = name.split("__")[0] + "__" if "__" in name else None
+        same_server = sorted(n for n in names if prefix and n.startswith(prefix)) if not (same_tool or close) else []
+        suggestions = list(dict.fromkeys([*same_tool, *close, *same_server]))[:5]
         hint = f" Did you mean {', '.join(repr(s) for s in suggestions)}?" if suggestions else ""
         return f"Unknown tool '{name}'.{hint} Call search_tools to find the right tool and use the call name it returns."
 
