@@ -94,3 +94,19 @@ def test_an_ablation_on_a_capped_subset_measures_its_own_full_row(factory: Pipel
     assert capped["overall"]["searches"] == capped["counts"]["searches"]
     # No tool here has example queries and no calibration is loaded: those stages cannot act.
     assert set(capped["not_ablated"]) == {"tool2vec", "adaptive_k"} and "- tool2vec" not in capped["ablation"]
+
+
+def test_eval_reads_a_folder_of_captured_tools_lists_when_queries_are_given(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    catalog = tmp_path / "catalog"
+    catalog.mkdir()
+    by_server: dict[str, list[dict]] = {}
+    for line in (DATA / "tools.jsonl").read_text().splitlines():
+        tool = json.loads(line)
+        by_server.setdefault(tool["server"], []).append(
+            {"name": tool["name"], "description": tool["description"], "inputSchema": tool["input_schema"]})
+    for server, tools in by_server.items():
+        (catalog / f"{server}.json").write_text(json.dumps({"server": server, "tools": tools}))
+    code = main(["eval", "--data", str(catalog), "--queries", str(DATA / "queries.jsonl"), "--split", "all",
+                 "--latency-samples", "0", "--cache-dir", str(tmp_path / "vectors")])
+    assert code == 0
+    assert "| **all** | 30 | 29 |" in capsys.readouterr().out

@@ -32,7 +32,8 @@ def register(subparsers: Any) -> None:
         "the adaptive k, abstention, whole-task recall, latency and tokens. Queries are searched by their text "
         "alone. Tune on --split dev, report on --split test.",
     )
-    parser.add_argument("--data", required=True, type=Path, help="folder with tools.jsonl and queries.jsonl")
+    parser.add_argument("--data", required=True, type=Path,
+                        help="folder with tools.jsonl and queries.jsonl, or any catalog folder (e.g. registry/) with --queries")
     parser.add_argument("--queries", type=Path, help="another query file over the same tools (e.g. queries_intents.jsonl)")
     parser.add_argument("--split", choices=("dev", "test", "all"), default="test", help="rows to score (default: test)")
     parser.add_argument("--ablation", action="store_true", help="also run the full pipeline minus each stage it runs, plus each stage it leaves off, "
@@ -71,8 +72,9 @@ def _check_data(args: argparse.Namespace) -> None:
     from votr_mcp.errors import CatalogError
 
     tools = args.data / "tools.jsonl"
-    if not tools.is_file():
-        raise CatalogError(f"'{tools}' not found; --data takes a folder holding tools.jsonl and queries.jsonl (e.g. ../shared/bench/mscbench)")
+    if not tools.is_file() and not (args.queries is not None and args.data.is_dir()):
+        raise CatalogError(f"'{tools}' not found; --data takes a folder holding tools.jsonl and queries.jsonl (e.g. "
+                           "../shared/bench/mscbench), or any catalog folder (e.g. registry/) together with --queries FILE")
     queries = args.queries or args.data / "queries.jsonl"
     if not queries.is_file():
         raise CatalogError(f"query file '{queries}' not found; pass --queries FILE or put queries.jsonl in {args.data}")

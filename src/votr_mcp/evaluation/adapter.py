@@ -97,8 +97,9 @@ class PipelineFactory:
 
     @classmethod
     def from_data(cls, data: Path, **options: object) -> "PipelineFactory":
-        """The catalog of a benchmark set folder (its tools.jsonl)."""
-        loaded = load_catalog(data / "tools.jsonl")
+        """The catalog of a benchmark set folder (its tools.jsonl), or of any catalog folder
+        (captured tools/list JSON files, such as the project's registry/) when it has no tools.jsonl."""
+        loaded = load_catalog(data / "tools.jsonl" if (data / "tools.jsonl").is_file() else data)
         for problem in loaded.problems[:5]:
             log.warning("%s", problem)
         if len(loaded.problems) > 5:
