@@ -62,7 +62,7 @@ class EvalSpec:
 
     @property
     def name(self) -> str:
-        suffix = "" if self.queries is None else f" ({self.queries.stem})"
+        suffix = "" if self.queries is None or self.queries.stem in ("queries", self.data.name) else f" ({self.queries.stem})"
         return self.data.name + suffix
 
 
