@@ -18,6 +18,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 import argparse  # noqa: E402
 import json  # noqa: E402
+import re  # noqa: E402
 import logging  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
@@ -88,26 +89,35 @@ TARGETS = (
 
 COVERAGE_TOLERANCE = 0.02
 
-# The sets whose dev rows the shipped calibration is expected to come from; the run refits on
-# them and says whether the shipped thresholds are reproduced.
-CALIBRATION_SETS = ("mscbench", "mcpzero")
+# The recipe `votr-mcp calibrate` writes into a calibration's "source"; the run re-executes the
+# recipe the shipped file claims and says whether the thresholds come out the same.
+_RECIPE = re.compile(r"votr-mcp calibrate on the dev split of (?P<sets>[\w+-]+)(?:, at most (?P<limit>\d+) tasks per kind)?")
 
 
-def check_calibration(bench: Path, cache: Path) -> dict[str, Any]:
-    """Refit the calibration on CALIBRATION_SETS' dev rows and compare with the shipped file."""
+def check_calibration(bench: Path, cache: Path) -> dict[str, Any] | None:
+    """Refit the calibration by the recipe named in the shipped file and compare (None if none shipped)."""
     import tempfile
 
     from votr_mcp.evaluation.calibration import calibrate_on
     from votr_mcp.retrieval import SHIPPED_PATH
 
-    shipped = json.loads(SHIPPED_PATH.read_text(encoding="utf-8")) if SHIPPED_PATH.is_file() else None
+    if not SHIPPED_PATH.is_file():
+        return None
+    shipped = json.loads(SHIPPED_PATH.read_text(encoding="utf-8"))
+    recipe = _RECIPE.search(str(shipped.get("source", "")))
+    if recipe is None:
+        return {"shipped": shipped, "command": None, "reproduced": False, "differing_fields": ["source"]}
+    sets = recipe["sets"].split("+")
+    limit = int(recipe["limit"]) if recipe["limit"] else None
     with tempfile.TemporaryDirectory() as tmp:
-        fitted, _, counts = calibrate_on([bench / s for s in CALIBRATION_SETS], out=Path(tmp) / "calibration.json",
-                                         cache_dir=cache)
-    differing = [] if shipped is None else [k for k in fitted if k != "source" and fitted[k] != shipped.get(k)]
-    command = "votr-mcp calibrate " + " ".join(f"--data ../shared/bench/{s}" for s in CALIBRATION_SETS)
+        fitted, _, counts = calibrate_on([bench / s for s in sets], coverage=shipped["coverage"],
+                                         false_abstain=shipped["false_abstain"], limit=limit,
+                                         out=Path(tmp) / "calibration.json", cache_dir=cache)
+    differing = [k for k in fitted if k != "source" and fitted[k] != shipped.get(k)]
+    command = ("votr-mcp calibrate " + " ".join(f"--data ../shared/bench/{s}" for s in sets)
+               + (f" --limit {limit}" if limit else "") + f" --coverage {shipped['coverage']} --false-abstain {shipped['false_abstain']}")
     return {"command": command, "shipped": shipped, "refit": fitted, "dev_searches": counts,
-            "reproduced": shipped is not None and not differing, "differing_fields": differing}
+            "reproduced": not differing, "differing_fields": differing}
 
 
 def calibration_text(check: dict[str, Any] | None) -> str:
@@ -119,10 +129,13 @@ def calibration_text(check: dict[str, Any] | None) -> str:
     fields = ", ".join(f"{k} {shipped[k]:.4g}" for k in ("coverage", "temperature", "mix", "set_threshold",
                                                          "abstain_threshold", "abstain_lexical", "false_abstain")
                        if isinstance(shipped.get(k), (int, float)))
+    head = (f"**Calibration.** Shipped `src/votr_mcp/retrieval/calibration.json`: {fields}; fit on {shipped.get('n_rows')} "
+            f"answerable dev rows ({shipped.get('source', 'no source given')}).")
+    if check["command"] is None:
+        return head + " Its source does not name a `votr-mcp calibrate` recipe, so this run could not refit it."
     verdict = ("gives the same thresholds (every field but `source` equal)" if check["reproduced"] else
                "gives different values for " + ", ".join(check["differing_fields"]))
-    return (f"**Calibration.** Shipped `src/votr_mcp/retrieval/calibration.json`: {fields}; fit on {shipped.get('n_rows')} "
-            f"answerable dev rows. Refitting it in this run with `{check['command']}` (dev rows only) {verdict}.")
+    return head + f" Refitting it in this run with `{check['command']}` (dev rows only) {verdict}."
 
 
 def _get(summary: dict[str, Any], key: str) -> Any:

@@ -67,3 +67,12 @@ def test_coverage_is_held_against_the_calibrations_nominal_level() -> None:
     report = fake_report("mscbench", "test", hit=True)  # returned set holds the gold tool: coverage 1.0
     report["nominal_coverage"] = 0.95
     assert "| mscbench coverage vs nominal 0.95 | ± 0.02 | 1.000 | **no** |" in mr.targets_table([report])
+
+
+def test_the_calibration_recipe_is_read_back_from_the_source_that_calibrate_writes() -> None:
+    mr = load_script()
+    recipe = mr._RECIPE.search("votr-mcp calibrate on the dev split of mscbench+mcpzero, at most 150 tasks per kind, 2026-11-23")
+    assert recipe["sets"] == "mscbench+mcpzero" and recipe["limit"] == "150"
+    text = mr.calibration_text({"shipped": {"coverage": 0.95, "n_rows": 3, "source": "a script"}, "command": None,
+                                "reproduced": False, "differing_fields": ["source"]})
+    assert "could not refit" in text
