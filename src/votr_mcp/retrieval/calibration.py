@@ -4,15 +4,20 @@ Each ranked candidate i gets a confidence p_i = softmax_i(z_i / T) over the rank
 z_i = mix · (fused_i / fused_1) + (1 − mix) · cos_i: both terms are scale-free (a ratio and a
 cosine), so thresholds carry over to catalogs never seen here. The non-conformity of a
 calibration row is s = 1 − p(gold), the best-placed gold tool (s = 1 when no gold tool is ranked).
-With n answerable calibration rows and coverage 1 − α, q̂ is the ⌈(n+1)(1 − α)⌉-th smallest s
-(Vovk et al. 2005; Angelopoulos & Bates 2021). The prediction set is {i : p_i ≥ 1 − q̂}; k is its
-size rounded up to the next allowed value in {1, 3, 5}. Rounding up only adds coverage; the cap
-at 5 and ranked lists that miss the gold tool remove some, so the harness reports coverage.
+With n reachable calibration rows (answerable, a gold tool in the top 5 ranked) and coverage
+1 − α, q̂ is the ⌈(n+1)(1 − α)⌉-th smallest s (Vovk et al. 2005; Angelopoulos & Bates 2021). The
+prediction set is {i : p_i ≥ 1 − q̂}; k is its size rounded up to the next allowed value in
+{1, 3, 5}. The guarantee is conditional: ≥ 1 − α of new rows whose gold the ranker places in the
+top 5 are covered; marginal coverage is that times the ranker's top-5 recall (the harness reports it).
 
 Abstention reads the evidence e = max_i (cos_i + λ · lex_i) over the ranked tools, where lex_i is
 the TF-IDF cosine: a tool must be close in meaning or share the query's words. Its threshold is
 the conformal lower bound that keeps false abstention on answerable rows at most
-``false_abstain`` (the ⌊(n+1)·false_abstain⌋-th smallest e). λ is the one choice no-tool rows
+``false_abstain`` (the ⌊(n+1)·false_abstain⌋-th smallest e), over ALL answerable rows pooled —
+so the bound holds for rows exchangeable with that pool, not per set or per query style: the
+shipped file pools four sets' dev rows with a per-set cap so that short chat-style queries
+(MetaTool) are in the pool, not only long generated ones. Relative scores (top cosine's z-score
+or margin over the whole catalog's cosines) separated no-tool rows worse on dev, so e stays absolute. λ is the one choice no-tool rows
 inform: among a small grid, the λ that abstains most on the calibration no-tool rows at that
 bound (1.0 when there are none).
 
@@ -45,6 +50,7 @@ __all__ = [
     "conformal_quantile",
     "lower_quantile",
     "abstain_evidence",
+    "abstain_reason",
     "choose_k",
     "fit",
     "shipped_calibration",
@@ -158,6 +164,13 @@ def abstain_evidence(cosines: NDArray[np.floating], lexical: NDArray[np.floating
     return float(np.max(np.asarray(cosines, dtype=np.float64) + weight * lex))
 
 
+def abstain_reason(evidence: float, threshold: float, weight: float, nearest: Sequence[str]) -> str:
+    """Why a search abstained, naming the nearest tools as a low-confidence hint (never handed off:
+    the agent should rephrase or name the service rather than call a guess)."""
+    why = f"no tool fits well (cosine + {weight:g}·word overlap {evidence:.2f} < {threshold:.2f})"
+    return why + (f". Nearest, low confidence: {', '.join(nearest)}" if nearest else "")
+
+
 def _gold_p(result: Scored, gold: Collection[ToolKey], temperature: float, mix: float) -> float:
     p = confidences(result.cosines, result.relative, temperature, mix)
     best = 0.0
@@ -179,21 +192,35 @@ def fit(
     false_abstain: float = 0.03,
     model_id: str = "",
     source: str = "",
+    k_rows: Sequence[bool] | None = None,
 ) -> Calibration:
     """Fit adaptive-k and abstention thresholds on calibration rows.
 
     ``results[i]`` is the search result for a row and ``golds[i]`` its gold tools (empty for a
-    no-tool row). Only answerable rows (non-empty gold) set the thresholds. Pure: reads nothing
-    else, returns a new Calibration.
+    no-tool row). Only answerable rows (non-empty gold) set the thresholds. ``k_rows`` (one flag
+    per row, default all) picks the rows that set adaptive k; abstention always reads every row, so
+    k can be fit on the sets whose query style it serves while the abstention pool spans all
+    styles. Pure: reads nothing else, returns a new Calibration.
     """
     if len(results) != len(golds):
         raise RetrievalError(f"fit got {len(results)} results but {len(golds)} gold sets; pass one gold set per result")
     if not 0 < coverage < 1 or not 0 <= false_abstain < 1:
         raise RetrievalError(f"coverage must be in (0, 1) and false_abstain in [0, 1); got {coverage}, {false_abstain}")
+    if k_rows is not None and len(k_rows) != len(results):
+        raise RetrievalError(f"fit got {len(k_rows)} k_rows flags for {len(results)} results; pass one flag per result")
+    flags = list(k_rows) if k_rows is not None else [True] * len(results)
     answerable = [(r, set(g)) for r, g in zip(results, golds) if g and len(r.ranked_keys)]
+    for_k = [(r, set(g)) for r, g, f in zip(results, golds, flags) if f and g and len(r.ranked_keys)]
     if len(answerable) < 20:
         raise RetrievalError(f"only {len(answerable)} answerable rows to calibrate on; at least 20 are needed")
-    choose_rows, quantile_rows = answerable[0::2], answerable[1::2]
+    # Adaptive k can only cover a row whose gold tool is within the largest allowed k; rows whose
+    # gold the ranker misses (24% of MetaTool's) would push q̂ to 1 and k to 5 for every query
+    # without covering anything more. So q̂ is a quantile over reachable rows: coverage 1 − α holds
+    # conditionally on the gold being in the top max(ALLOWED_K); abstention still reads all rows.
+    reachable = [(r, g) for r, g in for_k if g & set(r.ranked_keys[: ALLOWED_K[-1]])]
+    if len(reachable) < 20:
+        raise RetrievalError(f"only {len(reachable)} rows have a gold tool in the top {ALLOWED_K[-1]}; at least 20 are needed")
+    choose_rows, quantile_rows = reachable[0::2], reachable[1::2]
     best: tuple[float, float, float] | None = None
     for temperature in _TEMPERATURES:
         for mix in _MIXES:

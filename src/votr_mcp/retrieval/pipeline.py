@@ -24,7 +24,7 @@ from votr_mcp.catalog.models import Tool
 from votr_mcp.index.catalog_index import DenseIndex, LexicalIndex, build_dense, build_lexical, restack_dense, restack_lexical
 from votr_mcp.index.dense import Embedder, EmbeddingCache, MemoryEmbeddingCache
 from votr_mcp.index.tokenize import content_tokens, tokenize
-from votr_mcp.retrieval.calibration import Calibration, abstain_evidence, choose_k, confidences, shipped_calibration
+from votr_mcp.retrieval.calibration import Calibration, abstain_evidence, abstain_reason, choose_k, confidences, shipped_calibration
 from votr_mcp.retrieval.config import RetrievalConfig
 from votr_mcp.retrieval.features import Ranking, ToolFeatures
 from votr_mcp.retrieval.formulas import dice, gap_normalised, hierarchical, near_best, rrf, top_k
@@ -329,9 +329,8 @@ class Retriever:
         p = confidences(ranking.cosines, relative, cal.temperature, cal.mix)
         evidence = abstain_evidence(ranking.cosines, ranking.lexical, cal.abstain_lexical)
         if evidence < cal.abstain_threshold:
-            top = self.catalog[int(ranking.order[0])]
-            return 0, p, (f"best match {top.server}/{top.name} is too far from the query "
-                          f"(cosine + {cal.abstain_lexical:g}·word overlap {evidence:.2f} < {cal.abstain_threshold:.2f})")
+            return 0, p, abstain_reason(evidence, cal.abstain_threshold, cal.abstain_lexical,
+                                        [self.call_names[self.catalog[int(i)].key] for i in ranking.order[:3]])
         k = choose_k(p, cal.set_threshold) if cfg.adaptive_k else cfg.default_k
         return min(k, max_results or k, len(ranking.order)), p, f"adaptive k at {cal.coverage:.0%} coverage" if cfg.adaptive_k else "fixed k"
 

@@ -78,7 +78,7 @@ def search_text(found: Sequence[Found], *, abstained: bool, reason: str | None, 
     lines: list[str] = []
     if not found:
         why = reason or "no indexed tool matches this request"
-        lines.append(f"No tool found: {why}. Rephrase the request, or do it without a tool.")
+        lines.append(f"No tool found: {why}. Rephrase the request or name the service, or do it without a tool.")
     else:
         for item in found:
             facts = [f"call: {item.call_name}", f"score {item.score:.2f}"]
