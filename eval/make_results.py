@@ -91,7 +91,8 @@ COVERAGE_TOLERANCE = 0.02
 
 # The recipe `votr-mcp calibrate` writes into a calibration's "source"; the run re-executes the
 # recipe the shipped file claims and says whether the thresholds come out the same.
-_RECIPE = re.compile(r"votr-mcp calibrate on the dev split of (?P<sets>[\w+-]+)(?:, at most (?P<limit>\d+) tasks per kind)?")
+_RECIPE = re.compile(r"votr-mcp calibrate on the dev split of (?P<sets>[\w+-]+)(?:, at most (?P<limit>\d+) tasks per kind)?"
+                     r"(?:, k from (?P<k>[\w+-]+))?")
 
 
 def check_calibration(bench: Path, cache: Path) -> dict[str, Any] | None:
@@ -109,13 +110,17 @@ def check_calibration(bench: Path, cache: Path) -> dict[str, Any] | None:
         return {"shipped": shipped, "command": None, "reproduced": False, "differing_fields": ["source"]}
     sets = recipe["sets"].split("+")
     limit = int(recipe["limit"]) if recipe["limit"] else None
+    k_sets = recipe["k"].split("+") if recipe["k"] else None
     with tempfile.TemporaryDirectory() as tmp:
         fitted, _, counts = calibrate_on([bench / s for s in sets], coverage=shipped["coverage"],
                                          false_abstain=shipped["false_abstain"], limit=limit,
-                                         out=Path(tmp) / "calibration.json", cache_dir=cache)
+                                         out=Path(tmp) / "calibration.json", cache_dir=cache,
+                                         k_datas=None if k_sets is None else [bench / s for s in k_sets])
     differing = [k for k in fitted if k != "source" and fitted[k] != shipped.get(k)]
     command = ("votr-mcp calibrate " + " ".join(f"--data ../shared/bench/{s}" for s in sets)
-               + (f" --limit {limit}" if limit else "") + f" --coverage {shipped['coverage']} --false-abstain {shipped['false_abstain']}")
+               + (f" --limit {limit}" if limit else "")
+               + "".join(f" --k-data ../shared/bench/{s}" for s in k_sets or ())
+               + f" --coverage {shipped['coverage']} --false-abstain {shipped['false_abstain']}")
     return {"command": command, "shipped": shipped, "refit": fitted, "dev_searches": counts,
             "reproduced": not differing, "differing_fields": differing}
 

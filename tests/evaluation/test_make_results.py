@@ -72,7 +72,9 @@ def test_coverage_is_held_against_the_calibrations_nominal_level() -> None:
 def test_the_calibration_recipe_is_read_back_from_the_source_that_calibrate_writes() -> None:
     mr = load_script()
     recipe = mr._RECIPE.search("votr-mcp calibrate on the dev split of mscbench+mcpzero, at most 150 tasks per kind, 2026-11-23")
-    assert recipe["sets"] == "mscbench+mcpzero" and recipe["limit"] == "150"
+    assert recipe["sets"] == "mscbench+mcpzero" and recipe["limit"] == "150" and recipe["k"] is None
+    with_k = mr._RECIPE.search("votr-mcp calibrate on the dev split of a+b+c, at most 150 tasks per kind, k from a+b, 2026-11-23")
+    assert with_k["sets"] == "a+b+c" and with_k["k"] == "a+b"
     text = mr.calibration_text({"shipped": {"coverage": 0.95, "n_rows": 3, "source": "a script"}, "command": None,
                                 "reproduced": False, "differing_fields": ["source"]})
     assert "could not refit" in text

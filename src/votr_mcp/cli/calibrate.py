@@ -20,6 +20,8 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--data", required=True, type=Path, action="append",
                         help="folder with tools.jsonl and queries.jsonl (repeatable)")
+    parser.add_argument("--k-data", type=Path, action="append",
+                        help="only these --data sets' rows set adaptive k (repeatable); all sets still set abstention")
     parser.add_argument("--coverage", type=float, default=0.95, help="nominal coverage of the returned set (default 0.95)")
     parser.add_argument("--false-abstain", type=float, default=0.03,
                         help="highest share of answerable queries allowed to get zero tools (default 0.03)")
@@ -43,6 +45,7 @@ def run(args: argparse.Namespace) -> int:
         raise CatalogError(f"--limit must be a positive number of tasks per kind, got {args.limit}")
     fitted, out, counts = calibrate_on(args.data, coverage=args.coverage, false_abstain=args.false_abstain,
                                        limit=args.limit, out=args.out, cache_dir=cache_dir(args.cache_dir),
+                                       k_datas=args.k_data,
                                        progress=StderrProgress("calibrate "))
     for name, n in counts.items():
         print(f"{name}: {n} dev searches", file=sys.stderr)

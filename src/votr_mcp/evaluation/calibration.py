@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from votr_mcp.catalog.models import ToolKey
+from votr_mcp.errors import CatalogError
 from votr_mcp.evaluation.adapter import PipelineFactory
 from votr_mcp.evaluation.data import load_queries, select_split
 from votr_mcp.evaluation.harness import build_units, cap_per_kind
@@ -43,11 +44,19 @@ def dev_results(data: Path, factory: PipelineFactory, limit: int | None,
 
 
 def calibrate_on(datas: Sequence[Path], *, coverage: float = 0.95, false_abstain: float = 0.03, limit: int | None = None,
-                 out: Path | None = None, cache_dir: Path | None = None,
+                 out: Path | None = None, cache_dir: Path | None = None, k_datas: Sequence[Path] | None = None,
                  progress: Progress | None = None) -> tuple[dict[str, Any], Path, dict[str, int]]:
-    """Fit on the dev rows of every set in ``datas`` and save; returns (fitted fields, path, searches per set)."""
+    """Fit on the dev rows of every set in ``datas`` and save; returns (fitted fields, path, searches per set).
+
+    With ``k_datas`` (a subset of ``datas``) only those sets' rows set adaptive k; every set's rows
+    still set abstention.
+    """
+    k_names = None if not k_datas else {d.name for d in k_datas}
+    if k_names is not None and not k_names <= {d.name for d in datas}:
+        raise CatalogError(f"--k-data {sorted(k_names)} must also be given as --data; they are a subset of the sets fitted")
     results: list[SearchResult] = []
     golds: list[frozenset[ToolKey]] = []
+    k_rows: list[bool] = []
     counts: dict[str, int] = {}
     for data in datas:
         # No calibration while fitting: the raw ranked lists and cosines are what the fit reads.
@@ -55,11 +64,15 @@ def calibrate_on(datas: Sequence[Path], *, coverage: float = 0.95, false_abstain
         r, g = dev_results(data, factory, limit, progress)
         results += r
         golds += g
+        k_rows += [k_names is None or data.name in k_names] * len(r)
         counts[data.name] = len(r)
     names = "+".join(d.name for d in datas)
     source = (f"votr-mcp calibrate on the dev split of {names}"
-              + (f", at most {limit} tasks per kind" if limit else "") + f", {time.strftime('%Y-%m-%d', time.gmtime())}")
-    calibration = fit(results, golds, coverage=coverage, false_abstain=false_abstain, model_id=MINILM_ID, source=source)
+              + (f", at most {limit} tasks per kind" if limit else "")
+              + (f", k from {'+'.join(d.name for d in k_datas)}" if k_datas else "")
+              + f", {time.strftime('%Y-%m-%d', time.gmtime())}")
+    calibration = fit(results, golds, coverage=coverage, false_abstain=false_abstain, model_id=MINILM_ID, source=source,
+                      k_rows=None if k_names is None else k_rows)
     target = out or SHIPPED_PATH
     target.parent.mkdir(parents=True, exist_ok=True)
     calibration.save(target)
