@@ -4,24 +4,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
+from votr_mcp.cli._paths import cache_dir
+
 __all__ = ["register", "run", "StderrProgress", "cache_dir"]
-
-
-def cache_dir(arg: Path | None) -> Path:
-    """Where query and tool vectors are cached: the flag, else $VOTR_CACHE_DIR, else the user cache dir."""
-    if arg is not None:
-        return arg
-    if os.environ.get("VOTR_CACHE_DIR"):
-        return Path(os.environ["VOTR_CACHE_DIR"]) / "embeddings"
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("votr-mcp")) / "embeddings"
 
 
 def register(subparsers: Any) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import os
 import sys
 from pathlib import Path
 
@@ -28,18 +27,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=run)
 
 
-def _cache_dir(arg: Path | None) -> Path:
-    if arg is not None:
-        return arg
-    if os.environ.get("VOTR_CACHE_DIR"):
-        return Path(os.environ["VOTR_CACHE_DIR"]) / "embeddings"
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("votr-mcp")) / "embeddings"
-
-
 def run(args: argparse.Namespace) -> int:
     from votr_mcp.catalog import default_registry_path, load_catalog
+    from votr_mcp.cli._paths import cache_dir
     from votr_mcp.index import FileEmbeddingCache, MiniLMEmbedder
     from votr_mcp.retrieval import Retriever
 
@@ -48,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
     for problem in loaded.problems:
         log.warning("%s", problem)
     embedder = None if args.lexical else MiniLMEmbedder()
-    retriever = Retriever.build(loaded.catalog, embedder=embedder, cache=FileEmbeddingCache(_cache_dir(args.cache_dir)))
+    retriever = Retriever.build(loaded.catalog, embedder=embedder, cache=FileEmbeddingCache(cache_dir(args.cache_dir)))
     result = retriever.search(args.query, server_intent=args.server_intent, tool_intent=args.tool_intent,
                               max_results=args.max_results)
     if args.json:
