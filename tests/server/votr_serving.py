@@ -106,16 +106,9 @@ def real_servers_config(tmp: Path) -> dict[str, Any]:
     """
     import subprocess
 
-    import pytest
+    from upstream_servers import require_servers
 
-    needed = [NODE_BIN / "mcp-server-everything", NODE_BIN / "mcp-server-filesystem", NODE_BIN / "mcp-server-memory",
-              PY_BIN / "mcp-server-time", PY_BIN / "mcp-server-git"]
-    missing = [str(p) for p in needed if not p.exists()]
-    if missing:
-        message = f"real MCP servers not installed ({', '.join(missing)}); run scripts/install-test-servers.sh"
-        if os.environ.get("CI") == "true":
-            pytest.fail(message)
-        pytest.skip(message)
+    require_servers(("everything", "filesystem", "memory", "time", "git"))
     files = tmp / "files"
     files.mkdir(exist_ok=True)
     (files / "hello.txt").write_text("hello from votr-mcp tests\n", encoding="utf-8")
@@ -145,13 +138,9 @@ async def inspector(target: Sequence[str], *cli_args: str) -> dict[str, Any]:
     or a command after ``--``) and return its JSON answer."""
     import json
 
-    import pytest
+    from upstream_servers import require_servers
 
-    if not INSPECTOR.exists():
-        message = f"MCP Inspector CLI not installed at {INSPECTOR}; run scripts/install-test-servers.sh"
-        if os.environ.get("CI") == "true":
-            pytest.fail(message)
-        pytest.skip(message)
+    require_servers((), inspector=True)
     if target and target[0].startswith("http"):
         command = [str(INSPECTOR), "--cli", target[0], *cli_args]
     else:

@@ -8,13 +8,13 @@ is a plain write). Retrieval is lexical (``--no-dense``) to keep start-up in sec
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
 from mcp import Client
+from upstream_servers import require_servers
 from votr_serving import NODE_BIN, http_server, votr_client
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
@@ -25,13 +25,7 @@ OBSERVE = "memory__add_observations"
 
 @pytest.fixture
 def upstreams(tmp_path: Path) -> Path:
-    needed = [NODE_BIN / "mcp-server-everything", NODE_BIN / "mcp-server-memory"]
-    missing = [str(p) for p in needed if not p.exists()]
-    if missing:
-        message = f"real MCP servers not installed ({', '.join(missing)}); run scripts/install-test-servers.sh"
-        if os.environ.get("CI") == "true":
-            pytest.fail(message)
-        pytest.skip(message)
+    require_servers(("everything", "memory"))
     memory = tmp_path / "memory.jsonl"
     config = {
         "mcpServers": {
