@@ -91,7 +91,7 @@ async def test_call_tool_runs_a_file_read_and_an_echo(client: Client) -> None:
         root = listed.content[0].text.splitlines()[-1].strip()
         read = await client.call_tool("call_tool", {"name": "filesystem__read_text_file", "arguments": {"path": f"{root}/hello.txt"}})
         echoed = await client.call_tool("call_tool", {"name": "everything__echo", "arguments": {"message": "ping through votr"}})
-    assert not read.is_error and "hello from votr-mcp tests" in read.content[0].text
+    assert not read.is_error and "hello from the votr-mcp tests" in read.content[0].text
     assert not echoed.is_error and "ping through votr" in echoed.content[0].text
 
 

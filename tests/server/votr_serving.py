@@ -99,35 +99,13 @@ PY_BIN = ROOT / "tests" / "servers" / ".venv" / "bin"
 
 
 def real_servers_config(tmp: Path) -> dict[str, Any]:
-    """An ``mcpServers`` config of the five real reference servers, each confined to ``tmp``.
+    """An ``mcpServers`` config of the five real reference servers, each confined to ``tmp``
+    (C's shared table in tests/upstream_servers.py: filesystem rooted at a folder holding
+    hello.txt, git on a one-commit repository, time in UTC). Skips the calling test when the
+    servers are not installed (fails in CI, which must install them)."""
+    from upstream_servers import CORE, servers_config
 
-    Skips the calling test when the servers are not installed (fails in CI, which must
-    install them with scripts/install-test-servers.sh).
-    """
-    import subprocess
-
-    from upstream_servers import require_servers
-
-    require_servers(("everything", "filesystem", "memory", "time", "git"))
-    files = tmp / "files"
-    files.mkdir(exist_ok=True)
-    (files / "hello.txt").write_text("hello from votr-mcp tests\n", encoding="utf-8")
-    repo = tmp / "repo"
-    repo.mkdir(exist_ok=True)
-    git = ["git", "-C", str(repo), "-c", "user.name=votr", "-c", "user.email=votr@example.invalid"]
-    subprocess.run([*git, "init", "-q"], check=True)
-    (repo / "README.md").write_text("# test repo\n", encoding="utf-8")
-    subprocess.run([*git, "add", "README.md"], check=True)
-    subprocess.run([*git, "commit", "-q", "-m", "first commit"], check=True)
-    return {
-        "mcpServers": {
-            "everything": {"command": str(NODE_BIN / "mcp-server-everything"), "args": ["stdio"]},
-            "filesystem": {"command": str(NODE_BIN / "mcp-server-filesystem"), "args": [str(files)]},
-            "memory": {"command": str(NODE_BIN / "mcp-server-memory"), "env": {"MEMORY_FILE_PATH": str(tmp / "memory.jsonl")}},
-            "time": {"command": str(PY_BIN / "mcp-server-time"), "args": ["--local-timezone", "UTC"]},
-            "git": {"command": str(PY_BIN / "mcp-server-git"), "args": ["--repository", str(repo)]},
-        }
-    }
+    return servers_config(tmp, CORE)
 
 
 INSPECTOR = ROOT / "tests" / "servers" / "node_modules" / ".bin" / "mcp-inspector"
