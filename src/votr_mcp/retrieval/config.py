@@ -6,7 +6,8 @@ from dataclasses import dataclass, fields, replace
 
 __all__ = ["RetrievalConfig", "STAGES", "naive_hybrid"]
 
-STAGES = ("dense", "bm25", "sparse", "hierarchical", "tool2vec", "dice", "intent", "expansion", "decompose", "adaptive_k")
+STAGES = ("dense", "bm25", "sparse", "hierarchical", "tool2vec", "rerank", "dice", "intent", "expansion", "decompose",
+          "adaptive_k")
 """Stage names accepted by :meth:`RetrievalConfig.without`, in pipeline order."""
 
 
@@ -20,8 +21,9 @@ class RetrievalConfig:
     sparse: bool = True
     hierarchical: bool = False  # σ·t·max(σ, t) lost top-1 on every dev set (e.g. MSC L2 .883 -> .855)
     tool2vec: bool = True  # acts only on tools with example queries (none in the bench sets)
-    dice: bool = False  # tied or lost on dev at every weight tried
-    intent: bool = False  # sibling-only bulk rule: tied/lost on dev
+    rerank: bool = True  # the learned linear rerank of the head (rerank.json, fit on dev rows)
+    dice: bool = True  # the rerank's name and server mention features
+    intent: bool = True  # the rerank's action and singular/bulk agreement features
     expansion: bool = True
     decompose: bool = True
     adaptive_k: bool = True
@@ -36,11 +38,8 @@ class RetrievalConfig:
     fusion: str = "gap"  # "rrf" (rank-based) or "gap" (each list's top scores rescaled to (0, 1])
     depth: int = 20
 
-    # Reranks applied to the `head` best fused candidates only (weights scaled as for rrf_k = 60).
-    head: int = 10
-    cosine_bonus: float = 0.0  # added to head scores × the raw dense cosine
-    dice_weight: float = 0.01
-    intent_weight: float = 0.05
+    # The learned rerank reorders the `rerank_head` best fused candidates.
+    rerank_head: int = 20
 
     # Overlap expansion: add a same-capability tool of another server when its vector is this close.
     expansion_cosine: float = 0.92
@@ -73,5 +72,5 @@ class RetrievalConfig:
 
 def naive_hybrid() -> RetrievalConfig:
     """The baseline the issue measures against: BM25 + TF-IDF + flat MiniLM fused by RRF, nothing after."""
-    return RetrievalConfig(hierarchical=False, tool2vec=False, dice=False, intent=False, expansion=False,
+    return RetrievalConfig(hierarchical=False, tool2vec=False, rerank=False, dice=False, intent=False, expansion=False,
                            decompose=False, adaptive_k=False, fusion="rrf", rrf_k=60, depth=50, w_sparse=0.35)

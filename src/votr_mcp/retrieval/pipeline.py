@@ -1,18 +1,17 @@
-"""The Retriever: hybrid retrieval over one catalog, adaptive k and abstention.
+"""The Retriever: hybrid retrieval over one catalog, a learned head rerank, adaptive k and abstention.
 
 Per query (and per need of a whole-task query): dense cosine, BM25 and TF-IDF scores over all
 tools as numpy vectors; each list is cut at ``depth`` with argpartition and fused (by default
 each list's top scores are rescaled to (0, 1] and summed with weights; weighted RRF is the
-alternative); optional reranks touch only the ``head``; the ranked list becomes k hand-offs by
-the calibration, or an abstention. Stages that lost on dev rows (hierarchical server→tool
-scoring, Dice, singular/bulk) stay switchable for ablations but are off by default.
-"""
+alternative); the learned rerank (:mod:`votr_mcp.retrieval.rerank`) reorders the fused head; the
+ranked list becomes k hand-offs by the calibration, or an abstention. Hierarchical server→tool
+fusion lost on dev rows and stays switchable for ablations, off by default."""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Collection, Mapping, Sequence
-from typing import Literal
+from typing import Literal, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -28,6 +27,7 @@ from votr_mcp.retrieval.calibration import Calibration, abstain_evidence, abstai
 from votr_mcp.retrieval.config import RetrievalConfig
 from votr_mcp.retrieval.features import Ranking, ToolFeatures
 from votr_mcp.retrieval.formulas import dice, gap_normalised, hierarchical, near_best, rrf, top_k
+from votr_mcp.retrieval.rerank import GROUPS, QueryView, RerankModel, head_features, shipped_rerank
 from votr_mcp.retrieval.intent import split_needs
 from votr_mcp.retrieval.result import Hit, Need, SearchResult
 
@@ -39,24 +39,33 @@ Exclude = Collection[ToolKey] | NDArray[np.bool_]
 """Tools a search must not return: keys, or a boolean mask over catalog positions."""
 
 
+class _Fused(NamedTuple):
+    """One query text's scores over every tool: the fusion, and the lists the rerank reads."""
+
+    fused: NDArray[np.float64]
+    cosine: NDArray[np.float64]
+    server_cosine: NDArray[np.float64] | None  # per server row
+    bm25: NDArray[np.float64] | None
+    lexical: NDArray[np.float64]
+
+
 class Retriever:
     """Hybrid tool retrieval over one catalog. Immutable: ``with_*`` methods return new retrievers."""
 
     def __init__(self, catalog: Catalog, lexical: LexicalIndex, dense: DenseIndex | None, *, embedder: Embedder | None,
                  cache: EmbeddingCache, config: RetrievalConfig, calibration: Calibration | None,
-                 features: ToolFeatures | None = None, names: Mapping[ToolKey, str] | None = None) -> None:
+                 features: ToolFeatures | None = None, names: Mapping[ToolKey, str] | None = None,
+                 rerank: RerankModel | None = None) -> None:
         self.catalog = catalog
         self.config = config
         self.calibration = calibration
+        self.rerank = rerank
         self.embedder = embedder
         self.cache = cache
         self._lexical = lexical
         self._dense = dense
         self.call_names: Mapping[ToolKey, str] = names if names is not None else call_names(t.key for t in catalog)
         self._features = features if features is not None else ToolFeatures.of(catalog)
-        self._name_tokens = self._features.name_tokens
-        self._server_tokens = self._features.server_tokens
-        self._bulk = self._features.bulk
         servers = list(catalog.servers)
         self._server_name_tokens = [content_tokens(s) for s in servers]
         self._server_row = {s: i for i, s in enumerate(servers)}
@@ -67,17 +76,20 @@ class Retriever:
     @classmethod
     def build(cls, catalog: Catalog, *, embedder: Embedder | None = None, cache: EmbeddingCache | None = None,
               config: RetrievalConfig | None = None,
-              calibration: Calibration | None | Literal["shipped"] = "shipped") -> "Retriever":
+              calibration: Calibration | None | Literal["shipped"] = "shipped",
+              rerank: RerankModel | None | Literal["shipped"] = "shipped") -> "Retriever":
         """Index a catalog. Without an embedder the retriever is lexical-only (``dense_ready`` False)
-        until :meth:`with_embedder`; ``calibration="shipped"`` uses the packaged calibration.json."""
+        until :meth:`with_embedder`; ``"shipped"`` uses the packaged calibration.json / rerank.json."""
         if len(catalog) == 0:
             raise RetrievalError("cannot build a retriever over an empty catalog; load at least one tool")
         cache = cache if cache is not None else MemoryEmbeddingCache()
         dense = build_dense(catalog, embedder, cache) if embedder is not None else None
         if calibration == "shipped":
             calibration = shipped_calibration()
+        if rerank == "shipped":
+            rerank = shipped_rerank()
         return cls(catalog, build_lexical(catalog), dense, embedder=embedder, cache=cache,
-                   config=config or RetrievalConfig(), calibration=calibration)
+                   config=config or RetrievalConfig(), calibration=calibration, rerank=rerank)
 
     def _copy(self, **changes: object) -> "Retriever":
         new = object.__new__(Retriever)
@@ -88,7 +100,7 @@ class Retriever:
     def with_catalog(self, catalog: Catalog) -> "Retriever":
         """A retriever over a new catalog; only tools whose embedded text changed are re-embedded."""
         return Retriever.build(catalog, embedder=self.embedder if self._dense is not None else None, cache=self.cache,
-                               config=self.config, calibration=self.calibration)
+                               config=self.config, calibration=self.calibration, rerank=self.rerank)
 
     def with_tools_changed(self, changed: Sequence[Tool] = (), removed: Collection[ToolKey] = ()) -> "Retriever":
         """A retriever with some tools replaced, added or removed, without a full rebuild: untouched
@@ -118,7 +130,7 @@ class Retriever:
         if self._dense is not None and self.embedder is not None:
             dense = restack_dense(self._dense, catalog, rows, self.embedder, self.cache)
         return Retriever(catalog, lexical, dense, embedder=self.embedder, cache=self.cache, config=self.config,
-                         calibration=self.calibration, features=self._features.restack(tools, rows),
+                         calibration=self.calibration, features=self._features.restack(tools, rows), rerank=self.rerank,
                          # Same keys (a changed definition, the usual list_changed case): same call names.
                          names=self.call_names if len(self.call_names) == len(catalog) and all(
                              t.key in self.call_names for t in catalog) else None)
@@ -134,6 +146,9 @@ class Retriever:
 
     def with_calibration(self, calibration: Calibration | None) -> "Retriever":
         return self._copy(calibration=calibration)
+
+    def with_rerank(self, rerank: RerankModel | None) -> "Retriever":
+        return self._copy(rerank=rerank)
 
     @property
     def dense_ready(self) -> bool:
@@ -242,8 +257,9 @@ class Retriever:
             out.append(near_best(score))
         return out
 
-    def _rank(self, text: str, vec: NDArray[np.float32] | None, allowed: NDArray[np.bool_] | None,
-              hints: Sequence[NDArray[np.float64]]) -> Ranking:
+    def _fuse(self, text: str, vec: NDArray[np.float32] | None, allowed: NDArray[np.bool_] | None,
+              hints: Sequence[NDArray[np.float64]]) -> _Fused:
+        """Every list's scores over all tools, and their fusion."""
         cfg, n = self.config, len(self.catalog)
         fused = np.zeros(n, dtype=np.float64)
         cos = np.zeros(n, dtype=np.float64)
@@ -265,44 +281,71 @@ class Retriever:
                 np.add.at(fused, order, weight * gap_normalised(s[order]))
 
         tokens = tokenize(text)
+        server_cos: NDArray[np.float64] | None = None
         if vec is not None and self._dense is not None:
             d = self._dense
             matrix = d.tools_t2v if cfg.tool2vec else d.tools
             t = matrix @ vec
             cos = t.astype(np.float64)
+            server_cos = np.maximum(d.server_description @ vec, d.server_summary @ vec).astype(np.float64)
             if cfg.hierarchical:
-                sigma = np.maximum(d.server_description @ vec, d.server_summary @ vec)[d.server_of]
-                add(hierarchical(sigma, t), cfg.w_dense, False)
+                add(hierarchical(server_cos[d.server_of], t), cfg.w_dense, False)
                 add(t, cfg.w_flat_dense, False)
             else:
                 add(t, cfg.w_dense, False)
-        if cfg.bm25:
-            add(self._lexical.bm25.scores(tokens), cfg.w_bm25, True)
+        bm25 = self._lexical.bm25.scores(tokens) if cfg.bm25 else None
+        if bm25 is not None:
+            add(bm25, cfg.w_bm25, True)
         lexical = self._lexical.sparse.scores(text)
         if cfg.sparse:
             add(lexical, cfg.w_sparse, True)
         for h in hints:
             add(h, cfg.w_hint, True)
-        head = top_k(np.where(fused > 0, fused, -np.inf), max(cfg.head, cfg.ranked_size))
-        head = head[fused[head] > 0]
+        return _Fused(fused, cos, server_cos, bm25, lexical.astype(np.float64))
+
+    def _head(self, fused: _Fused, size: int) -> NDArray[np.intp]:
+        head = top_k(np.where(fused.fused > 0, fused.fused, -np.inf), size)
+        return head[fused.fused[head] > 0]
+
+    def _head_features(self, text: str, f: _Fused, head: NDArray[np.intp]) -> NDArray[np.float64]:
+        n = len(head)
+        bm25 = f.bm25 if f.bm25 is not None else self._lexical.bm25.scores(tokenize(text))
+        return head_features(QueryView.of(text), [self._features.views[i] for i in head], self._features.bulk[head],
+                             fused=f.fused[head], cosine=f.cosine[head],
+                             server_cosine=f.server_cosine[self._server_of[head]] if f.server_cosine is not None else np.zeros(n),
+                             bm25=np.asarray(bm25[head], dtype=np.float64), tfidf=f.lexical[head])
+
+    def _rank(self, text: str, vec: NDArray[np.float32] | None, allowed: NDArray[np.bool_] | None,
+              hints: Sequence[NDArray[np.float64]]) -> Ranking:
+        cfg = self.config
+        f = self._fuse(text, vec, allowed, hints)
+        reranking = cfg.rerank and self.rerank is not None
+        head = self._head(f, max(cfg.rerank_head if reranking else 0, cfg.ranked_size))
         if len(head) == 0:
             return Ranking(head, np.zeros(0), np.zeros(0), np.zeros(0))
-        scores = fused[head].copy()
-        scale = cfg.rrf_k + 1.0
-        if cfg.dice or cfg.intent:
-            q_tokens = set(tokens)
-            top = head[: cfg.head]
-            if cfg.dice:
-                for j, i in enumerate(top):
-                    d = dice(q_tokens, self._name_tokens[i]) + dice(q_tokens, self._server_tokens[i])
-                    scores[j] += cfg.dice_weight * d * 60.0 / scale  # weights are stated for rrf_k = 60
-            if cfg.intent:
-                scores[: len(top)] += cfg.intent_weight * self._features.sibling_intent(text, top, self._server_of) * 60.0 / scale
-        if cfg.cosine_bonus and vec is not None:
-            scores += cfg.cosine_bonus * cos[head]
+        scores = f.fused[head]
+        if reranking:
+            assert self.rerank is not None
+            s = self.rerank.score(self._head_features(text, f, head), off=[g for g in GROUPS if not getattr(cfg, g)])
+            for h in hints:  # an explicit hint from the agent still outweighs what the rerank reads
+                best = float(h.max())
+                if best > 0:
+                    s = s + cfg.w_hint * h[head] / best
+            scores = np.exp(s - s.max())  # (0, 1], best 1: the rerank's softmax mass relative to its top
         order = np.argsort(-scores, kind="stable")[: cfg.ranked_size]
         ranked = head[order]
-        return Ranking(ranked, scores[order], cos[ranked], lexical[ranked].astype(np.float64))
+        return Ranking(ranked, scores[order], f.cosine[ranked], f.lexical[ranked])
+
+    def rerank_candidates(self, query: str, *, query_vectors: Mapping[str, NDArray[np.float32]] | None = None,
+                          size: int | None = None) -> tuple[list[ToolKey], NDArray[np.float64]]:
+        """The fused head of one query text (rerank not applied) and its rerank feature rows: the
+        material :func:`votr_mcp.retrieval.rerank.fit_rerank` learns from."""
+        vec = (query_vectors or {}).get(query)
+        if vec is None and self.config.dense and self._dense is not None:
+            vec = self.embed([query]).get(query)
+        f = self._fuse(query, vec if self.config.dense else None, None, ())
+        head = self._head(f, size or self.config.rerank_head)
+        return [self.catalog[int(i)].key for i in head], self._head_features(query, f, head)
 
     def _hits(self, ranking: Ranking, limit: int, p: NDArray[np.float64] | None, threshold: float | None,
               need: int | None) -> list[Hit]:

@@ -1,0 +1,54 @@
+"""``votr-mcp fit-rerank``: fit the learned head rerank on DEV rows only, and save it."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+__all__ = ["register", "run"]
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "fit-rerank",
+        help="fit the learned head rerank on the dev split of one or more query sets",
+        description="Search the answerable dev rows of each --data set with the rerank off, collect the fused head "
+        "and its features, fit the rerank's weights (listwise softmax loss, each set weighted equally) and write the "
+        "file the search loads. Test rows are never read. Refit the calibration afterwards (votr-mcp calibrate): "
+        "its thresholds read the reranked scores.",
+    )
+    parser.add_argument("--data", required=True, type=Path, action="append",
+                        help="folder with tools.jsonl and queries.jsonl (repeatable)")
+    parser.add_argument("--limit", type=int, metavar="N", help="at most N dev tasks per kind and set, chosen by hash")
+    parser.add_argument("--l2", type=float, default=1e-2, help="L2 penalty on the standardised weights (default 0.01)")
+    parser.add_argument("--head", type=int, default=20, help="fused candidates the rerank reorders (default 20)")
+    parser.add_argument("--out", type=Path, help="where to write (default: the rerank model shipped with the package)")
+    parser.add_argument("--cache-dir", type=Path, help="embedding cache folder (default: the user cache dir; env VOTR_CACHE_DIR)")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from votr_mcp.cli.eval import StderrProgress, cache_dir
+    from votr_mcp.errors import CatalogError
+    from votr_mcp.evaluation.rerank_fit import fit_rerank_on
+
+    for data in args.data:
+        for name in ("tools.jsonl", "queries.jsonl"):
+            if not (data / name).is_file():
+                raise CatalogError(f"'{data / name}' not found; each --data is a folder with tools.jsonl and queries.jsonl")
+    if args.limit is not None and args.limit < 1:
+        raise CatalogError(f"--limit must be a positive number of tasks per kind, got {args.limit}")
+    if args.head < 2 or args.l2 < 0:
+        raise CatalogError(f"--head must be at least 2 and --l2 non-negative; got {args.head} and {args.l2}")
+    model, out, counts = fit_rerank_on(args.data, limit=args.limit, l2=args.l2, head=args.head, out=args.out,
+                                       cache_dir=cache_dir(args.cache_dir), progress=StderrProgress("fit-rerank "))
+    for name, n in counts.items():
+        print(f"{name}: {n} dev queries", file=sys.stderr)
+    print(f"# rerank model written to {out}")
+    for name, weight in zip(model.features, model.weights):
+        print(f"{name:>18}: {weight:+.3f}")
+    print("dev loss per set: " + ", ".join(f"{k} {v:.3f}" for k, v in model.dev_loss.items()))
+    print("now refit the calibration on the reranked scores: votr-mcp calibrate ...")
+    return 0

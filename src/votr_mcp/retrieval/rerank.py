@@ -1,0 +1,273 @@
+"""The learned head rerank: a linear model over a few readable features of each head candidate.
+
+Fusion ranks by how strongly the lists agree; it cannot see what a person reads first when two
+tools of one server look alike: whether the query *names* the tool or its server, whether the
+action matches (``create_event`` versus ``update_event`` for "create a new event"), and whether
+it asks for one thing or many (``read_xmind`` versus ``read_multiple_xmind_files`` for "three
+XMind files"). Each head candidate gets a feature row; the score is ``((x − mean) / scale) · w``.
+
+The weights are fit on dev rows only (``votr-mcp fit-rerank``) by a listwise softmax loss: for
+each query, minus the log of the probability mass the model puts on its gold tools among the
+head, averaged per set so that no one benchmark dominates, with an L2 penalty. The fit is shipped
+as ``rerank.json`` next to ``calibration.json``. Feature groups double as the pipeline's ``dice``
+(name and server mentions) and ``intent`` (action and singular/bulk agreement) stages: switching
+one off sets its columns to their training mean, i.e. zero contribution, without refitting.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from votr_mcp.errors import RetrievalError
+from votr_mcp.index.tokenize import content_tokens, split_identifier
+from votr_mcp.retrieval.intent import query_bulk
+
+__all__ = [
+    "FEATURES",
+    "GROUPS",
+    "QueryView",
+    "RerankModel",
+    "SHIPPED_RERANK",
+    "action_of",
+    "fit_rerank",
+    "head_features",
+    "shipped_rerank",
+]
+
+SHIPPED_RERANK = Path(__file__).with_name("rerank.json")
+
+FEATURES = (
+    "fused",            # the fusion score (sum of rescaled list scores)
+    "cosine",           # query-tool dense cosine
+    "cosine_gap",       # cosine minus the best cosine in the head
+    "server_cosine_gap",  # best server-text cosine of the tool's server minus the head's best
+    "bm25",             # BM25 over the catalog's best BM25 for this query
+    "tfidf",            # TF-IDF cosine
+    "name_cover",       # share of the tool name's words that occur in the query
+    "name_mention",     # the tool's name occurs in the query as a phrase ("use get_submission")
+    "server_mention",   # share of the server name's distinctive words that occur in the query
+    "action_agree",     # the tool name's action (create/read/update/...) is the query's first action
+    "action_conflict",  # the query states actions and the tool's is none of them
+    "bulk_agree",       # the query asks for many and the tool acts on many, or one and one
+    "bulk_conflict",    # the opposite
+)
+GROUPS: Mapping[str, tuple[str, ...]] = {
+    "dice": ("name_cover", "name_mention", "server_mention"),
+    "intent": ("action_agree", "action_conflict", "bulk_agree", "bulk_conflict"),
+}
+"""Feature groups that a pipeline stage switches (see RetrievalConfig.dice / .intent)."""
+
+# What a verb asks for, by the first word of a tool name or of a request that names an action.
+_ACTIONS: dict[str, tuple[str, ...]] = {
+    "create": ("create", "add", "new", "make", "insert", "write", "generate", "build", "register", "upload",
+               "save", "put", "append", "compose", "draft", "schedule", "book"),
+    "read": ("get", "retrieve", "fetch", "read", "show", "view", "describe", "list", "find", "search", "query",
+             "lookup", "look", "check", "display", "see", "browse", "download", "export", "inspect", "count"),
+    "update": ("update", "edit", "modify", "change", "set", "rename", "patch", "replace", "move", "mark", "toggle",
+               "enable", "disable", "configure", "assign", "merge", "resize", "upscale", "convert"),
+    "delete": ("delete", "remove", "destroy", "drop", "clear", "erase", "cancel", "archive", "close", "revoke",
+               "unsubscribe", "purge", "trash"),
+    "send": ("send", "post", "notify", "email", "reply", "share", "publish", "tweet", "forward", "invite",
+             "comment"),
+    "run": ("run", "execute", "exec", "invoke", "start", "trigger", "launch", "call", "deploy", "stop",
+            "restart", "test", "scan", "analyze", "analyse", "summarize", "summarise", "translate", "compute",
+            "calculate", "evaluate"),
+}
+_ACTION_OF = {verb: action for action, verbs in _ACTIONS.items() for verb in verbs}
+_GENERIC_SERVER_WORDS = frozenset({"mcp", "server", "servers", "api", "tool", "tools", "model", "context", "protocol",
+                                   "integration", "client", "service", "official", "advanced", "enhanced", "extended",
+                                   "simple", "basic", "lite", "pro", "unofficial", "community", "plugin"})
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def _words(text: str) -> list[str]:
+    return _WORD.findall(split_identifier(text).lower())
+
+
+def action_of(words: Sequence[str]) -> str | None:
+    """The action of the first word that names one (``todoist_create_task`` -> "create")."""
+    for word in words:
+        action = _ACTION_OF.get(word)
+        if action is not None:
+            return action
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class QueryView:
+    """What the rerank reads of one query text, computed once per search."""
+
+    tokens: frozenset[str]
+    phrase: str  # lower-cased words joined by single spaces, padded with spaces
+    first_action: str | None
+    actions: frozenset[str]
+    bulk: int
+
+    @classmethod
+    def of(cls, text: str) -> "QueryView":
+        words = _words(text)
+        actions = frozenset(a for a in (_ACTION_OF.get(w) for w in words) if a is not None)
+        return cls(frozenset(content_tokens(text)), f" {' '.join(words)} ", action_of(words), actions, query_bulk(text))
+
+
+@dataclass(frozen=True, slots=True)
+class ToolView:
+    """What the rerank reads of one tool, computed once per catalog and kept across swaps."""
+
+    name_tokens: frozenset[str]
+    name_phrase: str
+    server_tokens: frozenset[str]
+    action: str | None
+
+    @classmethod
+    def of(cls, name: str, server: str) -> "ToolView":
+        words = _words(name)
+        distinct = frozenset(t for t in content_tokens(server) if t not in _GENERIC_SERVER_WORDS and len(t) > 2)
+        phrase = " ".join(words)
+        return cls(frozenset(content_tokens(name)), f" {phrase} " if len(phrase) >= 6 else "", distinct, action_of(words))
+
+
+def head_features(query: QueryView, tools: Sequence[ToolView], bulk: NDArray[np.int8], *, fused: NDArray[np.float64],
+                  cosine: NDArray[np.float64], server_cosine: NDArray[np.float64], bm25: NDArray[np.float64],
+                  tfidf: NDArray[np.float64]) -> NDArray[np.float64]:
+    """The (head size × len(FEATURES)) feature matrix; every array argument is aligned with ``tools``."""
+    h = len(tools)
+    x = np.zeros((h, len(FEATURES)), dtype=np.float64)
+    if h == 0:
+        return x
+    x[:, 0] = fused
+    x[:, 1] = cosine
+    x[:, 2] = cosine - cosine.max()
+    x[:, 3] = server_cosine - server_cosine.max()
+    best_bm25 = float(bm25.max())
+    x[:, 4] = bm25 / best_bm25 if best_bm25 > 0 else 0.0
+    x[:, 5] = tfidf
+    q = query.tokens
+    for j, tool in enumerate(tools):
+        if tool.name_tokens:
+            x[j, 6] = len(tool.name_tokens & q) / len(tool.name_tokens)
+        x[j, 7] = 1.0 if tool.name_phrase and tool.name_phrase in query.phrase else 0.0
+        if tool.server_tokens:
+            x[j, 8] = len(tool.server_tokens & q) / len(tool.server_tokens)
+        if tool.action is not None and query.actions:
+            x[j, 9] = 1.0 if tool.action == query.first_action else 0.0
+            x[j, 10] = 0.0 if tool.action in query.actions else 1.0
+    if query.bulk:
+        x[:, 11] = (bulk == query.bulk).astype(np.float64)
+        x[:, 12] = (bulk == -query.bulk).astype(np.float64)
+    return x
+
+
+@dataclass(frozen=True, slots=True)
+class RerankModel:
+    """Standardisation and weights of the linear rerank, with where they came from."""
+
+    weights: tuple[float, ...]
+    mean: tuple[float, ...]
+    scale: tuple[float, ...]
+    features: tuple[str, ...] = FEATURES
+    head: int = 20
+    l2: float = 0.0
+    source: str = ""
+    dev_loss: Mapping[str, float] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.features != FEATURES:
+            raise RetrievalError(f"rerank model features {list(self.features)} differ from this version's {list(FEATURES)}; "
+                                 "refit it with votr-mcp fit-rerank")
+        if not len(self.weights) == len(self.mean) == len(self.scale) == len(FEATURES):
+            raise RetrievalError(f"rerank model needs {len(FEATURES)} weights, means and scales")
+
+    def score(self, x: NDArray[np.float64], off: Collection[str] = ()) -> NDArray[np.float64]:
+        """Linear score per row; features of the groups in ``off`` contribute nothing."""
+        w = np.array(self.weights)
+        for group in off:
+            for name in GROUPS.get(group, ()):
+                w[FEATURES.index(name)] = 0.0
+        return ((x - np.array(self.mean)) / np.array(self.scale)) @ w
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"features": list(self.features), "weights": list(self.weights), "mean": list(self.mean),
+                "scale": list(self.scale), "head": self.head, "l2": self.l2, "source": self.source,
+                "dev_loss": dict(self.dev_loss)}
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any]) -> "RerankModel":
+        try:
+            return cls(tuple(float(v) for v in data["weights"]), tuple(float(v) for v in data["mean"]),
+                       tuple(float(v) for v in data["scale"]), tuple(data["features"]), int(data.get("head", 20)),
+                       float(data.get("l2", 0.0)), str(data.get("source", "")), dict(data.get("dev_loss", {})))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise RetrievalError(f"bad rerank model ({exc}); it needs features, weights, mean and scale lists") from exc
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(json.dumps(self.to_dict(), indent=2) + "\n", encoding="utf-8")
+
+    @classmethod
+    def load(cls, path: str | Path) -> "RerankModel":
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as exc:
+            raise RetrievalError(f"cannot read rerank model '{path}': {exc}") from exc
+        return cls.from_mapping(data)
+
+
+def shipped_rerank() -> RerankModel | None:
+    """The rerank model shipped with the package, or None when absent."""
+    return RerankModel.load(SHIPPED_RERANK) if SHIPPED_RERANK.is_file() else None
+
+
+def fit_rerank(groups: Sequence[tuple[NDArray[np.float64], NDArray[np.bool_], str]], *, l2: float = 1e-2,
+               head: int = 20, source: str = "") -> RerankModel:
+    """Fit weights on (features, gold mask, set name) per query: listwise softmax loss averaged per
+    set, plus ``l2``·|w|². Queries without a gold tool in their head carry no signal and are skipped."""
+    from scipy.optimize import minimize
+
+    usable = [(x, g, s) for x, g, s in groups if len(x) and g.any() and not g.all()]
+    if len(usable) < 20:
+        raise RetrievalError(f"only {len(usable)} queries have a gold tool among other head candidates; at least 20 are needed")
+    stacked = np.vstack([x for x, _, _ in usable])
+    mean = stacked.mean(axis=0)
+    scale = stacked.std(axis=0)
+    scale = np.where(scale > 1e-9, scale, 1.0)
+    sets = sorted({s for _, _, s in usable})
+    per_set = {s: sum(1 for _, _, t in usable if t == s) for s in sets}
+    rows = [((x - mean) / scale, g, 1.0 / (per_set[s] * len(sets))) for x, g, s in usable]
+
+    def loss(w: NDArray[np.float64]) -> tuple[float, NDArray[np.float64]]:
+        total, grad = l2 * float(w @ w), 2.0 * l2 * w
+        for z, g, weight in rows:
+            s = z @ w
+            s = s - s.max()
+            e = np.exp(s)
+            p = e / e.sum()
+            pg = p[g].sum()
+            total -= weight * math.log(max(pg, 1e-300))
+            # d/dw −log Σ_gold p = E_p[z] − E_{p | gold}[z]
+            grad += weight * (p @ z - (p[g] / pg) @ z[g])
+        return total, grad
+
+    start = np.zeros(len(FEATURES))
+    start[0] = 1.0  # begin at the fusion ranking
+    result = minimize(loss, start, jac=True, method="L-BFGS-B")
+    if not result.success:
+        raise RetrievalError(f"the rerank fit did not converge: {result.message}")
+    w = result.x
+    losses = {s: float(np.mean([-math.log(max(_gold_mass(z @ w, g), 1e-300)) for z, g, _ in
+                               [r for r, (_, _, t) in zip(rows, usable) if t == s]])) for s in sets}
+    return RerankModel(tuple(float(v) for v in w), tuple(float(v) for v in mean), tuple(float(v) for v in scale),
+                       FEATURES, head, l2, source, losses)
+
+
+def _gold_mass(s: NDArray[np.float64], g: NDArray[np.bool_]) -> float:
+    e = np.exp(s - s.max())
+    return float(e[g].sum() / e.sum())

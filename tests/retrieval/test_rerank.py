@@ -1,0 +1,79 @@
+import numpy as np
+import pytest
+
+from votr_mcp.errors import RetrievalError
+from votr_mcp.retrieval.rerank import FEATURES, GROUPS, QueryView, RerankModel, ToolView, action_of, fit_rerank, head_features, shipped_rerank
+
+
+def _features(query: str, names: list[tuple[str, str]], bulk: list[int] | None = None) -> np.ndarray:
+    n = len(names)
+    zeros = np.zeros(n)
+    return head_features(QueryView.of(query), [ToolView.of(name, server) for name, server in names],
+                         np.array(bulk or [0] * n, dtype=np.int8), fused=np.linspace(1, 0.5, n), cosine=zeros,
+                         server_cosine=zeros, bm25=zeros, tfidf=zeros)
+
+
+def test_action_of_reads_the_first_action_word_of_a_name_or_request():
+    assert action_of(["todoist", "create", "task"]) == "create"
+    assert action_of(["remove", "tag", "from", "task"]) == "delete"
+    assert action_of(["weather"]) is None
+
+
+def test_name_mention_and_cover_pick_the_tool_the_query_names():
+    x = _features("use the get_submission tool on t3_5k4n9l", [("get_comments_by_submission", "Reddit"), ("get_submission", "Reddit")])
+    mention, cover = FEATURES.index("name_mention"), FEATURES.index("name_cover")
+    assert x[:, mention].tolist() == [0.0, 1.0]
+    assert x[1, cover] > x[0, cover]
+
+
+def test_action_agreement_separates_create_from_update():
+    x = _features("create a new event titled standup", [("update_event", "calendar"), ("create_event", "calendar")])
+    assert x[:, FEATURES.index("action_agree")].tolist() == [0.0, 1.0]
+    assert x[:, FEATURES.index("action_conflict")].tolist() == [1.0, 0.0]
+
+
+def test_server_mention_ignores_generic_server_words():
+    x = _features("On Yeoman, get ticker info for AAPL", [("get_ticker_info", "Yahoo Finance MCP Server"),
+                                                         ("get_ticker_info", "MCP Yeoman Server")])
+    assert x[:, FEATURES.index("server_mention")].tolist() == [0.0, 1.0]
+
+
+def test_bulk_agreement_follows_the_query():
+    x = _features("delete all files in tmp", [("delete_file", "fs"), ("delete_all_files", "fs")], bulk=[-1, 1])
+    assert x[:, FEATURES.index("bulk_agree")].tolist() == [0.0, 1.0]
+    assert x[:, FEATURES.index("bulk_conflict")].tolist() == [1.0, 0.0]
+
+
+def test_the_fit_learns_a_planted_feature_and_switching_its_group_off_removes_it():
+    rng = np.random.default_rng(7)
+    mention = FEATURES.index("name_mention")
+    groups = []
+    for q in range(200):
+        x = rng.normal(size=(8, len(FEATURES)))
+        x[:, mention] = 0.0
+        gold = int(rng.integers(8))
+        x[gold, mention] = 1.0  # the gold tool is the one the query names
+        groups.append((x, np.arange(8) == gold, "a" if q % 2 else "b"))
+    model = fit_rerank(groups, l2=1e-3)
+    assert max(range(len(FEATURES)), key=lambda i: abs(model.weights[i])) == mention
+    hits = [bool(g[np.argmax(model.score(x))]) for x, g, _ in groups]
+    assert np.mean(hits) > 0.95
+    off = [bool(g[np.argmax(model.score(x, off=["dice"]))]) for x, g, _ in groups]
+    assert "name_mention" in GROUPS["dice"] and np.mean(off) < 0.5
+
+
+def test_the_fit_refuses_too_few_informative_queries():
+    x = np.zeros((3, len(FEATURES)))
+    with pytest.raises(RetrievalError, match="at least 20"):
+        fit_rerank([(x, np.array([True, False, False]), "a")] * 5)
+
+
+def test_the_shipped_model_round_trips_and_a_stale_one_is_refused(tmp_path):
+    model = shipped_rerank()
+    assert model is not None and model.features == FEATURES and "dev split" in model.source
+    path = tmp_path / "rerank.json"
+    model.save(path)
+    assert RerankModel.load(path) == model
+    stale = model.to_dict() | {"features": list(FEATURES[:-1]), "weights": list(model.weights[:-1])}
+    with pytest.raises(RetrievalError, match="fit-rerank"):
+        RerankModel.from_mapping(stale)
