@@ -65,7 +65,7 @@ def test_server_intent_hint_moves_that_servers_tool_to_the_top(retriever):
 
 def test_overlap_expansion_adds_the_same_capability_from_another_server(retriever):
     strict = retriever.with_config(RetrievalConfig(expansion=False, adaptive_k=False, default_k=1))
-    loose = retriever.with_config(RetrievalConfig(adaptive_k=False, default_k=1, expansion_cosine=0.6))
+    loose = retriever.with_config(RetrievalConfig(expansion=True, adaptive_k=False, default_k=1, expansion_cosine=0.6))
     assert strict.search("send an email").k == 1
     servers = {h.tool.server for h in loose.search("send an email").hits}
     assert servers == {"gmail", "outlook"}
