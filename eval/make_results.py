@@ -125,6 +125,49 @@ def check_calibration(bench: Path, cache: Path) -> dict[str, Any] | None:
             "reproduced": not differing, "differing_fields": differing}
 
 
+_RERANK_RECIPE = re.compile(r"votr-mcp fit-rerank on the dev split of (?P<sets>[\w+-]+)(?:, at most (?P<limit>\d+) tasks per kind)?"
+                            r", l2 (?P<l2>[\d.e-]+), head (?P<head>\d+)")
+
+
+def check_rerank(bench: Path, cache: Path) -> dict[str, Any] | None:
+    """Refit the rerank model by the recipe named in the shipped file and compare (None if none shipped)."""
+    import tempfile
+
+    from votr_mcp.evaluation.rerank_fit import fit_rerank_on
+    from votr_mcp.retrieval.rerank import SHIPPED_RERANK
+
+    if not SHIPPED_RERANK.is_file():
+        return None
+    shipped = json.loads(SHIPPED_RERANK.read_text(encoding="utf-8"))
+    recipe = _RERANK_RECIPE.search(str(shipped.get("source", "")))
+    if recipe is None:
+        return {"shipped": shipped, "command": None, "reproduced": False}
+    sets = recipe["sets"].split("+")
+    limit = int(recipe["limit"]) if recipe["limit"] else None
+    with tempfile.TemporaryDirectory() as tmp:
+        model, _, counts = fit_rerank_on([bench / s for s in sets], limit=limit, l2=float(recipe["l2"]),
+                                         head=int(recipe["head"]), out=Path(tmp) / "rerank.json", cache_dir=cache)
+    # Weights come from an iterative optimiser: equal to 3 decimals is the same model.
+    same = all(abs(a - b) < 1e-3 for a, b in zip(model.weights, shipped["weights"]))
+    command = ("votr-mcp fit-rerank " + " ".join(f"--data ../shared/bench/{s}" for s in sets)
+               + (f" --limit {limit}" if limit else "") + f" --l2 {recipe['l2']} --head {recipe['head']}")
+    return {"command": command, "shipped": shipped, "refit_weights": list(model.weights), "dev_queries": counts,
+            "reproduced": same}
+
+
+def rerank_text(check: dict[str, Any] | None) -> str:
+    if check is None:
+        return "**Rerank.** None shipped: the fused order is final."
+    shipped = check["shipped"]
+    weights = ", ".join(f"{n} {w:+.2f}" for n, w in zip(shipped["features"], shipped["weights"]))
+    head = (f"**Rerank.** Shipped `src/votr_mcp/retrieval/rerank.json` reorders the fused top {shipped.get('head')} by a "
+            f"linear score over standardised features; weights: {weights} ({shipped.get('source', 'no source given')}).")
+    if check["command"] is None:
+        return head + " Its source does not name a `votr-mcp fit-rerank` recipe, so this run could not refit it."
+    verdict = "gives the same weights (to 3 decimals)" if check["reproduced"] else "gives different weights"
+    return head + f" Refitting it in this run with `{check['command']}` (dev rows only) {verdict}."
+
+
 def calibration_text(check: dict[str, Any] | None) -> str:
     if check is None:
         return ""
@@ -262,6 +305,8 @@ def write_markdown(reports: list[dict[str, Any]], meta: dict[str, Any]) -> str:
         "",
         f"**Pipeline.** {meta['pipeline']}",
         "",
+        rerank_text(meta.get("rerank_check")),
+        "",
         calibration_text(meta.get("calibration_check")),
         "",
         "**Metrics.**" + metrics.__doc__.split("Definitions (also printed at the top of eval/RESULTS.md):", 1)[1]
@@ -371,6 +416,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.embed_only:
         return 0
     check = None if args.quick or args.sets else check_calibration(args.bench, cache_dir(args.cache_dir))
+    rerank_check = None if args.quick or args.sets else check_rerank(args.bench, cache_dir(args.cache_dir))
     meta = {
         "commit": _commit(),
         "command": COMMAND + (" --quick" if args.quick else ""),
@@ -380,6 +426,7 @@ def main(argv: list[str] | None = None) -> int:
         "split_rule": SPLIT_RULE,
         "pipeline": next(iter(factories.values())).describe() if factories else "",
         "calibration_check": check,
+        "rerank_check": rerank_check,
     }
     markdown = write_markdown(reports, meta)
     if out is None:
