@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 from votr_mcp.errors import RetrievalError
-from votr_mcp.retrieval.calibration import Calibration, abstain_evidence, abstain_reason, choose_k, confidences, fit
+from votr_mcp.retrieval.calibration import (Calibration, abstain_evidence, abstain_features, abstain_reason, abstain_score,
+                                            choose_k, confidences, fit, fit_logistic, lower_quantile)
 
 
 @dataclass
@@ -42,9 +43,8 @@ def test_fit_sets_the_abstention_bound_from_answerable_rows_only():
     no_tool = [_row(rng, None, rng.uniform(0.1, 0.3)) for _ in range(50)]
     rows = answerable + no_tool
     cal = fit([r for r, _ in rows], [g for _, g in rows], false_abstain=0.03)
-    tops = np.array([abstain_evidence(r.cosines, r.lexical, cal.abstain_lexical) for r, _ in answerable])
-    assert np.mean(tops < cal.abstain_threshold) <= 0.03
-    assert all(abstain_evidence(r.cosines, r.lexical, cal.abstain_lexical) < cal.abstain_threshold for r, _ in no_tool)
+    assert np.mean([cal.abstains(r.cosines, r.lexical) for r, _ in answerable]) <= 0.03
+    assert all(cal.abstains(r.cosines, r.lexical) for r, _ in no_tool)
 
 
 def test_fit_refuses_too_few_rows_and_mismatched_inputs():
@@ -80,10 +80,11 @@ def test_fit_sets_k_on_rows_whose_gold_is_reachable_so_unranked_golds_do_not_for
 
 
 def test_abstention_reason_names_the_nearest_tools_as_a_low_confidence_hint():
-    text = abstain_reason(0.28, 0.32, 0.5, ["time__convert_time", "time__get_current_time"])
-    assert text.startswith("no tool fits well (cosine + 0.5·word overlap 0.28 < 0.32)")
+    text = abstain_reason(-1.5, -0.8, {"top_cosine": 0.28, "mean_cosine_10": 0.15},
+                          ["time__convert_time", "time__get_current_time"])
+    assert text.startswith("no tool fits well (score -1.50 < -0.80; top cosine 0.28, mean cosine 10 0.15)")
     assert text.endswith("Nearest, low confidence: time__convert_time, time__get_current_time")
-    assert "Nearest" not in abstain_reason(0.1, 0.3, 0.5, [])
+    assert "Nearest" not in abstain_reason(0.1, 0.3, {}, [])
 
 
 def test_fit_reads_k_from_the_flagged_rows_and_abstention_from_all_rows():
@@ -98,3 +99,48 @@ def test_fit_reads_k_from_the_flagged_rows_and_abstention_from_all_rows():
     assert only_easy.abstain_threshold == pooled.abstain_threshold
     with pytest.raises(RetrievalError, match="one flag per result"):
         fit(results, golds, k_rows=[True])
+
+
+def test_fit_logistic_recovers_the_weights_of_data_drawn_from_a_logistic_model():
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=(20000, 2))
+    y = rng.uniform(size=20000) < 1 / (1 + np.exp(-(0.5 + 2.0 * x[:, 0] - 1.0 * x[:, 1])))
+    beta = fit_logistic(x, y, l2=0.0)
+    assert np.allclose(beta, [0.5, 2.0, -1.0], atol=0.1)
+
+
+def test_the_abstention_bound_holds_on_each_set_not_only_on_the_pool():
+    rng = np.random.default_rng(6)
+    # Set "named": long requests naming the service, high cosines; set "chat": casual requests
+    # whose answerable rows score as low as another set's no-tool rows. Pooling 400 + 100 rows
+    # would put the 3% bound inside "named"'s tail and refuse many "chat" rows.
+    named = [_row(rng, 0, rng.uniform(0.6, 0.9)) for _ in range(400)]
+    chat = [_row(rng, 0, rng.uniform(0.25, 0.6)) for _ in range(100)]
+    no_tool = [_row(rng, None, rng.uniform(0.1, 0.3)) for _ in range(100)]
+    rows = named + chat + no_tool
+    groups = ["named"] * 400 + ["chat"] * 100 + ["named"] * 50 + ["chat"] * 50
+    cal = fit([r for r, _ in rows], [g for _, g in rows], false_abstain=0.03, groups=groups)
+    chat_scores = np.array([cal.abstain_score(r.cosines, r.lexical) for r, _ in chat])
+    assert cal.abstain_threshold == pytest.approx(lower_quantile(chat_scores, 0.03))
+    assert np.mean(chat_scores < cal.abstain_threshold) <= 0.03
+    pooled = fit([r for r, _ in rows], [g for _, g in rows], false_abstain=0.03)
+    assert np.mean([pooled.abstains(r.cosines, r.lexical) for r, _ in chat]) > 0.03
+    assert np.mean([cal.abstains(r.cosines, r.lexical) for r, _ in no_tool]) > 0.3
+
+
+def test_abstention_features_are_the_top_cosine_and_the_mean_of_the_ten_best():
+    f = abstain_features(np.array([0.2, 0.9, 0.1] + [0.5] * 9))
+    assert f == {"top_cosine": 0.9, "mean_cosine_10": pytest.approx((0.9 + 0.5 * 9) / 10)}
+    assert abstain_score(f, {"bias": -1.0, "top_cosine": 2.0}) == pytest.approx(0.8)
+
+
+def test_an_older_calibration_without_weights_still_loads_and_abstains_on_cosine_plus_overlap(tmp_path):
+    (tmp_path / "old.json").write_text('{"abstain_threshold": 0.5, "abstain_lexical": 0.5, "temperature": 0.02}')
+    old = Calibration.load(tmp_path / "old.json")
+    cos, lex = np.array([0.4, 0.3]), np.array([0.1, 0.4])
+    assert old.abstain_score(cos, lex) == pytest.approx(abstain_evidence(cos, lex, 0.5)) == pytest.approx(0.5)
+    assert not old.abstains(cos, lex)
+    assert old.abstains(cos, np.zeros(2))
+    (tmp_path / "new.json").write_text('{"abstain_weights": {"bias": 1, "query_length": 2}}')
+    with pytest.raises(RetrievalError, match="unknown features \\['query_length'\\].*refit"):
+        Calibration.load(tmp_path / "new.json")

@@ -24,7 +24,7 @@ def register(subparsers: Any) -> None:
                         help="only these --data sets' rows set adaptive k (repeatable); all sets still set abstention")
     parser.add_argument("--coverage", type=float, default=0.95, help="nominal coverage of the returned set (default 0.95)")
     parser.add_argument("--false-abstain", type=float, default=0.03,
-                        help="highest share of answerable queries allowed to get zero tools (default 0.03)")
+                        help="highest share of answerable queries allowed to get zero tools, on each --data set (default 0.03)")
     parser.add_argument("--limit", type=int, metavar="N",
                         help="at most N dev tasks per kind and set, chosen by hash, so one big set cannot outweigh the rest")
     parser.add_argument("--out", type=Path, help="where to write (default: the calibration shipped with the package)")

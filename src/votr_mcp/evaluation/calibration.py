@@ -49,7 +49,7 @@ def calibrate_on(datas: Sequence[Path], *, coverage: float = 0.95, false_abstain
     """Fit on the dev rows of every set in ``datas`` and save; returns (fitted fields, path, searches per set).
 
     With ``k_datas`` (a subset of ``datas``) only those sets' rows set adaptive k; every set's rows
-    still set abstention.
+    still set abstention, whose false-abstention bound holds on each set separately.
     """
     k_names = None if not k_datas else {d.name for d in k_datas}
     if k_names is not None and not k_names <= {d.name for d in datas}:
@@ -57,6 +57,7 @@ def calibrate_on(datas: Sequence[Path], *, coverage: float = 0.95, false_abstain
     results: list[SearchResult] = []
     golds: list[frozenset[ToolKey]] = []
     k_rows: list[bool] = []
+    groups: list[str] = []
     counts: dict[str, int] = {}
     for data in datas:
         # No calibration while fitting: the raw ranked lists and cosines are what the fit reads.
@@ -65,6 +66,7 @@ def calibrate_on(datas: Sequence[Path], *, coverage: float = 0.95, false_abstain
         results += r
         golds += g
         k_rows += [k_names is None or data.name in k_names] * len(r)
+        groups += [data.name] * len(r)
         counts[data.name] = len(r)
     names = "+".join(d.name for d in datas)
     source = (f"votr-mcp calibrate on the dev split of {names}"
@@ -72,7 +74,7 @@ def calibrate_on(datas: Sequence[Path], *, coverage: float = 0.95, false_abstain
               + (f", k from {'+'.join(d.name for d in k_datas)}" if k_datas else "")
               + f", {time.strftime('%Y-%m-%d', time.gmtime())}")
     calibration = fit(results, golds, coverage=coverage, false_abstain=false_abstain, model_id=MINILM_ID, source=source,
-                      k_rows=None if k_names is None else k_rows)
+                      k_rows=None if k_names is None else k_rows, groups=groups)
     target = out or SHIPPED_PATH
     target.parent.mkdir(parents=True, exist_ok=True)
     calibration.save(target)

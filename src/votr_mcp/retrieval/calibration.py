@@ -10,16 +10,24 @@ prediction set is {i : p_i ≥ 1 − q̂}; k is its size rounded up to the next 
 {1, 3, 5}. The guarantee is conditional: ≥ 1 − α of new rows whose gold the ranker places in the
 top 5 are covered; marginal coverage is that times the ranker's top-5 recall (the harness reports it).
 
-Abstention reads the evidence e = max_i (cos_i + λ · lex_i) over the ranked tools, where lex_i is
-the TF-IDF cosine: a tool must be close in meaning or share the query's words. Its threshold is
-the conformal lower bound that keeps false abstention on answerable rows at most
-``false_abstain`` (the ⌊(n+1)·false_abstain⌋-th smallest e), over ALL answerable rows pooled —
-so the bound holds for rows exchangeable with that pool, not per set or per query style: the
-shipped file pools four sets' dev rows with a per-set cap so that short chat-style queries
-(MetaTool) are in the pool, not only long generated ones. Relative scores (top cosine's z-score
-or margin over the whole catalog's cosines) separated no-tool rows worse on dev, so e stays absolute. λ is the one choice no-tool rows
-inform: among a small grid, the λ that abstains most on the calibration no-tool rows at that
-bound (1.0 when there are none).
+Abstention reads a logistic score over query-level evidence of the ranked list (few features,
+each a plain cosine so it carries over to other catalogs): ``top_cosine`` (the best query-tool
+cosine) and ``mean_cosine_10`` (the mean of the 10 best: whether the query lands in a region of the
+catalog at all, not only near one tool). The weights are fit by L2-regularised logistic regression
+(IRLS) on answerable against no-tool rows, each set's rows and each class weighted equally so no set
+or class dominates; only the direction of the weights matters, the threshold comes after. The
+threshold is the conformal lower bound that keeps false abstention on answerable rows at most
+``false_abstain`` (the ⌊(n+1)·false_abstain⌋-th smallest score) taken PER SET and then the lowest
+of them, so the bound holds on every set fitted, not only on the pool: a pooled bound let MetaTool's
+short chat-style requests, which score low in every catalog, be refused 8% of the time while
+MSC-Bench's long named-service requests kept the pool's quantile high. A set with too few answerable
+rows for its own bound (rank 0) only counts in the pool. Measured on dev, the per-set bound costs
+abstention on no-tool rows (the features separate MetaTool's no-tool rows from its answerable ones
+with AUC ≈ 0.83); tried and not kept: top-1/top-2 and top-1/top-10 margins, the TF-IDF overlap, the
+share of query words in the catalog's vocabulary, query length, a linear probe on the query vector
+(it learnt each set's style and did not transfer between sets), z-scores of the top cosine against
+the catalog's, thresholds by query length. A file without fitted weights (older fits) falls back to
+the evidence e = max_i (cos_i + λ · lex_i) against ``abstain_threshold``.
 
 ``temperature`` and ``mix`` are chosen on one half of the calibration rows (smallest mean k at
 the target coverage) and q̂ is computed on the other half, so the choice does not eat into the
@@ -49,8 +57,12 @@ __all__ = [
     "confidences",
     "conformal_quantile",
     "lower_quantile",
+    "ABSTAIN_FEATURES",
     "abstain_evidence",
+    "abstain_features",
     "abstain_reason",
+    "abstain_score",
+    "fit_logistic",
     "choose_k",
     "fit",
     "shipped_calibration",
@@ -61,7 +73,8 @@ ALLOWED_K = (1, 3, 5)
 SHIPPED_PATH = Path(__file__).with_name("calibration.json")
 _TEMPERATURES = (0.01, 0.02, 0.03, 0.05, 0.08, 0.12, 0.2)
 _MIXES = (0.0, 0.25, 0.5, 0.75, 1.0)
-_LEXICAL_WEIGHTS = (0.0, 0.5, 1.0, 1.5)
+ABSTAIN_FEATURES = ("top_cosine", "mean_cosine_10")
+_BIAS = "bias"
 
 
 class Scored(Protocol):
@@ -87,6 +100,8 @@ class Calibration:
     set_threshold: float = 0.5
     abstain_threshold: float = 0.0
     abstain_lexical: float = 1.0
+    # Logistic abstention weights by feature name (plus "bias"); empty: the older cos + λ·lex evidence.
+    abstain_weights: dict[str, float] = field(default_factory=dict)
     false_abstain: float = 0.03
     n_rows: int = 0
     model_id: str = ""
@@ -105,7 +120,24 @@ class Calibration:
         unknown = set(data) - known
         if unknown:
             raise RetrievalError(f"calibration has unknown fields {sorted(unknown)}; refit it with `votr-mcp calibrate`")
-        return cls(**data)
+        weights = data.get("abstain_weights") or {}
+        if not isinstance(weights, dict):
+            raise RetrievalError(f"abstain_weights must map feature names to numbers, got {type(weights).__name__}; "
+                                 "refit it with `votr-mcp calibrate`")
+        bad = set(weights) - {*ABSTAIN_FEATURES, _BIAS}
+        if bad:
+            raise RetrievalError(f"abstain_weights has unknown features {sorted(bad)} (known: {', '.join(ABSTAIN_FEATURES)}, "
+                                 f"{_BIAS}); this file is from another version: refit it with `votr-mcp calibrate`")
+        return cls(**{**data, "abstain_weights": {k: float(v) for k, v in weights.items()}})
+
+    def abstain_score(self, cosines: NDArray[np.floating], lexical: NDArray[np.floating]) -> float:
+        """The score abstention compares with ``abstain_threshold`` (abstain when below)."""
+        if self.abstain_weights:
+            return abstain_score(abstain_features(cosines), self.abstain_weights)
+        return abstain_evidence(cosines, lexical, self.abstain_lexical)
+
+    def abstains(self, cosines: NDArray[np.floating], lexical: NDArray[np.floating]) -> bool:
+        return self.abstain_score(cosines, lexical) < self.abstain_threshold
 
     def save(self, path: str | Path) -> None:
         Path(path).write_text(self.to_json(), encoding="utf-8")
@@ -164,10 +196,47 @@ def abstain_evidence(cosines: NDArray[np.floating], lexical: NDArray[np.floating
     return float(np.max(np.asarray(cosines, dtype=np.float64) + weight * lex))
 
 
-def abstain_reason(evidence: float, threshold: float, weight: float, nearest: Sequence[str]) -> str:
+def abstain_features(cosines: NDArray[np.floating]) -> dict[str, float]:
+    """The query-level evidence abstention reads, by name (see ABSTAIN_FEATURES); −1 when nothing is ranked."""
+    c = np.sort(np.asarray(cosines, dtype=np.float64))[::-1]
+    if len(c) == 0:
+        return {name: -1.0 for name in ABSTAIN_FEATURES}
+    return {"top_cosine": float(c[0]), "mean_cosine_10": float(c[:10].mean())}
+
+
+def abstain_score(features: dict[str, float], weights: dict[str, float]) -> float:
+    """bias + Σ w_f · x_f: the log-odds that the query has a fitting tool."""
+    return weights.get(_BIAS, 0.0) + sum(w * features[name] for name, w in weights.items() if name != _BIAS)
+
+
+def fit_logistic(x: NDArray[np.floating], y: NDArray[np.floating], weights: NDArray[np.floating] | None = None,
+                 l2: float = 1e-2, iterations: int = 50) -> NDArray[np.float64]:
+    """Weighted L2-regularised logistic regression by Newton's method (IRLS; Hastie et al., ESL §4.4.1).
+
+    Returns [bias, w_1, ..., w_d]; the bias is not penalised. ``y`` is 1 for the positive class.
+    """
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    w = np.ones(len(y)) if weights is None else np.asarray(weights, dtype=np.float64)
+    design = np.column_stack([np.ones(len(x)), x])
+    penalty = l2 * np.diag(np.r_[0.0, np.ones(design.shape[1] - 1)])
+    beta = np.zeros(design.shape[1])
+    for _ in range(iterations):
+        p = 1.0 / (1.0 + np.exp(-np.clip(design @ beta, -30, 30)))
+        gradient = design.T @ (w * (y - p)) - penalty @ beta
+        hessian = (design * (w * p * (1 - p))[:, None]).T @ design + penalty
+        step = np.linalg.solve(hessian, gradient)
+        beta = beta + step
+        if float(np.max(np.abs(step))) < 1e-10:
+            break
+    return beta
+
+
+def abstain_reason(score: float, threshold: float, features: dict[str, float], nearest: Sequence[str]) -> str:
     """Why a search abstained, naming the nearest tools as a low-confidence hint (never handed off:
     the agent should rephrase or name the service rather than call a guess)."""
-    why = f"no tool fits well (cosine + {weight:g}·word overlap {evidence:.2f} < {threshold:.2f})"
+    shown = ", ".join(f"{name.replace('_', ' ')} {value:.2f}" for name, value in features.items())
+    why = f"no tool fits well (score {score:.2f} < {threshold:.2f}" + (f"; {shown})" if shown else ")")
     return why + (f". Nearest, low confidence: {', '.join(nearest)}" if nearest else "")
 
 
@@ -193,6 +262,7 @@ def fit(
     model_id: str = "",
     source: str = "",
     k_rows: Sequence[bool] | None = None,
+    groups: Sequence[str] | None = None,
 ) -> Calibration:
     """Fit adaptive-k and abstention thresholds on calibration rows.
 
@@ -200,7 +270,8 @@ def fit(
     no-tool row). Only answerable rows (non-empty gold) set the thresholds. ``k_rows`` (one flag
     per row, default all) picks the rows that set adaptive k; abstention always reads every row, so
     k can be fit on the sets whose query style it serves while the abstention pool spans all
-    styles. Pure: reads nothing else, returns a new Calibration.
+    styles. ``groups`` (one set name per row, default one set) weighs the abstention model's rows
+    and bounds false abstention on each set. Pure: reads nothing else, returns a new Calibration.
     """
     if len(results) != len(golds):
         raise RetrievalError(f"fit got {len(results)} results but {len(golds)} gold sets; pass one gold set per result")
@@ -208,6 +279,8 @@ def fit(
         raise RetrievalError(f"coverage must be in (0, 1) and false_abstain in [0, 1); got {coverage}, {false_abstain}")
     if k_rows is not None and len(k_rows) != len(results):
         raise RetrievalError(f"fit got {len(k_rows)} k_rows flags for {len(results)} results; pass one flag per result")
+    if groups is not None and len(groups) != len(results):
+        raise RetrievalError(f"fit got {len(groups)} group names for {len(results)} results; pass one name per result")
     flags = list(k_rows) if k_rows is not None else [True] * len(results)
     answerable = [(r, set(g)) for r, g in zip(results, golds) if g and len(r.ranked_keys)]
     for_k = [(r, set(g)) for r, g, f in zip(results, golds, flags) if f and g and len(r.ranked_keys)]
@@ -233,23 +306,53 @@ def fit(
     _, temperature, mix = best
     scores = np.array([1.0 - _gold_p(r, g, temperature, mix) for r, g in quantile_rows])
     q_hat = conformal_quantile(scores, coverage)
-    no_tool = [r for r, g in zip(results, golds) if not g]
-    best_lexical, abstain_threshold, best_rate = 1.0, float("-inf"), -1.0
-    for weight in _LEXICAL_WEIGHTS if no_tool else (1.0,):
-        threshold = lower_quantile(np.array([abstain_evidence(r.cosines, r.lexical, weight) for r, _ in answerable]), false_abstain)
-        rate = float(np.mean([abstain_evidence(r.cosines, r.lexical, weight) < threshold for r in no_tool])) if no_tool else 0.0
-        if rate > best_rate + 1e-9:
-            best_lexical, abstain_threshold, best_rate = weight, threshold, rate
+    weights, abstain_threshold = _fit_abstention(results, golds, groups, false_abstain)
     return Calibration(
         coverage=coverage,
         temperature=temperature,
         mix=mix,
         # A p of exactly 1 − q̂ must stay in the set; the tiny slack absorbs float rounding.
         set_threshold=max(0.0, 1.0 - q_hat - 1e-12),
-        abstain_threshold=abstain_threshold if math.isfinite(abstain_threshold) else -1.0,
-        abstain_lexical=best_lexical,
+        # −inf (too few rows to bound) is not JSON: a score far below any the model gives.
+        abstain_threshold=abstain_threshold if math.isfinite(abstain_threshold) else -1e9,
+        abstain_lexical=0.0,
+        abstain_weights=weights,
         false_abstain=false_abstain,
         n_rows=len(answerable),
         model_id=model_id,
         source=source,
     )
+
+
+def _fit_abstention(results: Sequence[Scored], golds: Sequence[Collection[ToolKey]], groups: Sequence[str] | None,
+                    false_abstain: float) -> tuple[dict[str, float], float]:
+    """(weights, threshold) of the logistic abstention score (see the module docstring)."""
+    names = list(groups) if groups is not None else [""] * len(results)
+    rows = [(abstain_features(r.cosines), bool(g), n) for r, g, n in zip(results, golds, names) if len(r.ranked_keys)]
+    x = np.array([[f[name] for name in ABSTAIN_FEATURES] for f, _, _ in rows])
+    y = np.array([a for _, a, _ in rows], dtype=np.float64)
+    sets = np.array([n for _, _, n in rows])
+    if y.all():
+        # No no-tool rows: nothing to learn a direction from; the top cosine alone is the evidence.
+        beta = np.r_[0.0, 1.0, np.zeros(len(ABSTAIN_FEATURES) - 1)]
+    else:
+        # Every (set, class) cell weighs the same within its class and both classes weigh the same,
+        # so neither the biggest set nor the far more numerous answerable rows set the direction.
+        w = np.zeros(len(y))
+        for name in np.unique(sets):
+            for label in (0.0, 1.0):
+                cell = (sets == name) & (y == label)
+                if cell.any():
+                    w[cell] = 1.0 / cell.sum()
+        for label in (0.0, 1.0):
+            w[y == label] *= 0.5 / w[y == label].sum()
+        beta = fit_logistic(x, y, w * len(y))
+    weights = {_BIAS: float(beta[0]), **{name: float(b) for name, b in zip(ABSTAIN_FEATURES, beta[1:])}}
+    scores = np.array([abstain_score(f, weights) for f, _, _ in rows])
+    answerable = y == 1
+    bounds = [lower_quantile(scores[answerable], false_abstain)]
+    for name in np.unique(sets):
+        bound = lower_quantile(scores[answerable & (sets == name)], false_abstain)
+        if math.isfinite(bound):
+            bounds.append(bound)
+    return weights, min(bounds)

@@ -23,7 +23,7 @@ from votr_mcp.catalog.models import Tool
 from votr_mcp.index.catalog_index import DenseIndex, LexicalIndex, build_dense, build_lexical, restack_dense, restack_lexical
 from votr_mcp.index.dense import Embedder, EmbeddingCache, MemoryEmbeddingCache
 from votr_mcp.index.tokenize import content_tokens, tokenize
-from votr_mcp.retrieval.calibration import Calibration, abstain_evidence, abstain_reason, choose_k, confidences, shipped_calibration
+from votr_mcp.retrieval.calibration import Calibration, abstain_features, abstain_reason, choose_k, confidences, shipped_calibration
 from votr_mcp.retrieval.config import RetrievalConfig
 from votr_mcp.retrieval.features import Ranking, ToolFeatures
 from votr_mcp.retrieval.formulas import dice, gap_normalised, hierarchical, near_best, rrf, top_k
@@ -370,9 +370,9 @@ class Retriever:
             why = "dense index not ready; fixed k" if not use_dense else "no calibration; fixed k"
             return min(k, max_results or k, len(ranking.order)), None, why
         p = confidences(ranking.cosines, relative, cal.temperature, cal.mix)
-        evidence = abstain_evidence(ranking.cosines, ranking.lexical, cal.abstain_lexical)
-        if evidence < cal.abstain_threshold:
-            return 0, p, abstain_reason(evidence, cal.abstain_threshold, cal.abstain_lexical,
+        score = cal.abstain_score(ranking.cosines, ranking.lexical)
+        if score < cal.abstain_threshold:
+            return 0, p, abstain_reason(score, cal.abstain_threshold, abstain_features(ranking.cosines),
                                         [self.call_names[self.catalog[int(i)].key] for i in ranking.order[:3]])
         k = choose_k(p, cal.set_threshold) if cfg.adaptive_k else cfg.default_k
         return min(k, max_results or k, len(ranking.order)), p, f"adaptive k at {cal.coverage:.0%} coverage" if cfg.adaptive_k else "fixed k"
