@@ -177,6 +177,8 @@ def calibration_text(check: dict[str, Any] | None) -> str:
     fields = ", ".join(f"{k} {shipped[k]:.4g}" for k in ("coverage", "temperature", "mix", "set_threshold",
                                                          "abstain_threshold", "abstain_lexical", "false_abstain")
                        if isinstance(shipped.get(k), (int, float)))
+    if isinstance(shipped.get("abstain_weights"), dict):
+        fields += "; abstention logistic weights " + ", ".join(f"{k} {v:+.3g}" for k, v in shipped["abstain_weights"].items())
     head = (f"**Calibration.** Shipped `src/votr_mcp/retrieval/calibration.json`: {fields}; fit on {shipped.get('n_rows')} "
             f"answerable dev rows ({shipped.get('source', 'no source given')}).")
     if check["command"] is None:
