@@ -82,10 +82,18 @@ class MiniLMEmbedder:
     and runs on sentence-transformers instead; ``backend`` then reads ``"torch"``. Both backends
     give the same vectors (<1e-4 apart), so they share ``model_id`` and every cached vector.
 
-    ``threads=1`` by default for either backend. On this 2-core box at load 3 (``python
-    eval/bench_embed.py``, mcpzero queries), ONNX Runtime took p50 9-12 ms / p95 18-31 ms per
-    query with 1 intra-op thread and p50 21-22 ms / p95 40-51 ms with 2; 2 torch threads were
-    ~10x slower at load 12 (R2: p50 2.6 s vs 0.26 s). ``None`` keeps the runtime's default.
+    ``threads=1`` by default for either backend; ``None`` keeps the runtime's default. Measured by
+    ``python eval/bench_embed.py [--burners 4]`` (mcpzero: per query the texts search embeds;
+    3408 catalog texts in batches of 64), 2 cores, 2026-11-23:
+
+        idle-ish (load 1.7-4)  onnx t1: p50 10.5 ms, p95 47 ms, catalog 21.9 s
+                               onnx t2: p50  6.6 ms, p95 24 ms, catalog 13.2 s
+                               torch t1: p50 21.2 ms, p95 55 ms, catalog 37.2 s
+        4 busy loops alongside onnx t1: p50 28.8, p95 121 ms;  onnx t2: p50 25.1, p95 108 ms
+                               torch t1: p50 68.3, p95 186 ms; torch t2: p50 178, p95 856 ms
+
+    Two torch threads collapse under load (OpenMP workers spin); ONNX Runtime's workers are set
+    not to spin, and its 2 threads were no slower than 1 even under load.
     """
 
     model_id = MINILM_ID

@@ -11,8 +11,8 @@ The ONNX file is made once per machine by :mod:`votr_mcp.index.onnx_export` in a
 kept under ``<cache dir>/onnx/`` named by the SHA-256 of the weights (~0.1 s to hash 90 MB), so a
 new model version gets a new file. A file ONNX Runtime cannot load is re-exported once.
 
-Threads: one intra-op thread by default; 2 were ~2x slower per query on this loaded 2-core box
-(figures in ``MiniLMEmbedder``'s docstring). ``threads=None`` lets ONNX Runtime pick.
+Threads: one intra-op thread by default, worker spinning off (figures for 1 vs 2 threads in
+``MiniLMEmbedder``'s docstring). ``threads=None`` lets ONNX Runtime pick the count.
 """
 
 from __future__ import annotations
@@ -142,6 +142,9 @@ class OnnxMiniLM:
         options = ort.SessionOptions()
         options.intra_op_num_threads = self._threads or 0
         options.inter_op_num_threads = 1
+        # Idle workers sleep instead of spinning: with spinning, 2 threads were ~2x slower than 1 on
+        # a loaded box; without it they were no slower than 1 even at load ~8 (see MiniLMEmbedder).
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         options.log_severity_level = 3  # errors only; its warnings would reach our stderr on every start
         return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
 
