@@ -18,4 +18,11 @@ def test_split_needs_keeps_a_single_need_whole_and_splits_sequenced_ones():
     assert split_needs("Read the file report.txt and then email it to my boss") == ["Read the file report.txt", "email it to my boss"]
     assert split_needs("First, fetch the page. Next, summarise it in French; finally save the summary to notes") == [
         "fetch the page", "summarise it in French", "save the summary to notes"]
-    assert len(split_needs("a. b c d. e f g. h i j. k l m. n o p. q r s", max_needs=3)) == 3
+    assert len(split_needs("get a b. list c d. send e f. run g h. show i j. find k l", max_needs=3)) == 3
+
+
+def test_pieces_that_name_no_action_stay_with_their_need():
+    single = "Return the statistics for the connected database. Include details like collection counts and storage size."
+    assert split_needs(single) == [single]
+    assert split_needs("I am preparing a report on EV sales. First, search the web for sales figures. Then email the summary to Bob") == [
+        "I am preparing a report on EV sales search the web for sales figures", "email the summary to Bob"]

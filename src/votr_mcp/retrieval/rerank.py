@@ -29,7 +29,7 @@ from numpy.typing import NDArray
 
 from votr_mcp.errors import RetrievalError
 from votr_mcp.index.tokenize import content_tokens, split_identifier
-from votr_mcp.retrieval.intent import query_bulk
+from votr_mcp.retrieval.intent import ACTION_OF, query_bulk
 
 __all__ = [
     "FEATURES",
@@ -66,23 +66,6 @@ GROUPS: Mapping[str, tuple[str, ...]] = {
 }
 """Feature groups that a pipeline stage switches (see RetrievalConfig.dice / .intent)."""
 
-# What a verb asks for, by the first word of a tool name or of a request that names an action.
-_ACTIONS: dict[str, tuple[str, ...]] = {
-    "create": ("create", "add", "new", "make", "insert", "write", "generate", "build", "register", "upload",
-               "save", "put", "append", "compose", "draft", "schedule", "book"),
-    "read": ("get", "retrieve", "fetch", "read", "show", "view", "describe", "list", "find", "search", "query",
-             "lookup", "look", "check", "display", "see", "browse", "download", "export", "inspect", "count"),
-    "update": ("update", "edit", "modify", "change", "set", "rename", "patch", "replace", "move", "mark", "toggle",
-               "enable", "disable", "configure", "assign", "merge", "resize", "upscale", "convert"),
-    "delete": ("delete", "remove", "destroy", "drop", "clear", "erase", "cancel", "archive", "close", "revoke",
-               "unsubscribe", "purge", "trash"),
-    "send": ("send", "post", "notify", "email", "reply", "share", "publish", "tweet", "forward", "invite",
-             "comment"),
-    "run": ("run", "execute", "exec", "invoke", "start", "trigger", "launch", "call", "deploy", "stop",
-            "restart", "test", "scan", "analyze", "analyse", "summarize", "summarise", "translate", "compute",
-            "calculate", "evaluate"),
-}
-_ACTION_OF = {verb: action for action, verbs in _ACTIONS.items() for verb in verbs}
 _GENERIC_SERVER_WORDS = frozenset({"mcp", "server", "servers", "api", "tool", "tools", "model", "context", "protocol",
                                    "integration", "client", "service", "official", "advanced", "enhanced", "extended",
                                    "simple", "basic", "lite", "pro", "unofficial", "community", "plugin"})
@@ -96,7 +79,7 @@ def _words(text: str) -> list[str]:
 def action_of(words: Sequence[str]) -> str | None:
     """The action of the first word that names one (``todoist_create_task`` -> "create")."""
     for word in words:
-        action = _ACTION_OF.get(word)
+        action = ACTION_OF.get(word)
         if action is not None:
             return action
     return None
@@ -115,7 +98,7 @@ class QueryView:
     @classmethod
     def of(cls, text: str) -> "QueryView":
         words = _words(text)
-        actions = frozenset(a for a in (_ACTION_OF.get(w) for w in words) if a is not None)
+        actions = frozenset(a for a in (ACTION_OF.get(w) for w in words) if a is not None)
         return cls(frozenset(content_tokens(text)), f" {' '.join(words)} ", action_of(words), actions, query_bulk(text))
 
 
