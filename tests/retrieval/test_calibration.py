@@ -105,8 +105,16 @@ def test_fit_logistic_recovers_the_weights_of_data_drawn_from_a_logistic_model()
     rng = np.random.default_rng(5)
     x = rng.normal(size=(20000, 2))
     y = rng.uniform(size=20000) < 1 / (1 + np.exp(-(0.5 + 2.0 * x[:, 0] - 1.0 * x[:, 1])))
-    beta = fit_logistic(x, y, l2=0.0)
+    beta = fit_logistic(x, y, l2=0.0, nonnegative=False)
     assert np.allclose(beta, [0.5, 2.0, -1.0], atol=0.1)
+
+
+def test_fit_logistic_drops_a_feature_that_would_count_against_the_positive_class():
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=(20000, 2))
+    y = rng.uniform(size=20000) < 1 / (1 + np.exp(-(0.5 + 2.0 * x[:, 0] - 1.0 * x[:, 1])))
+    beta = fit_logistic(x, y, l2=0.0)
+    assert beta[2] == 0.0 and beta[1] > 1.0
 
 
 def test_the_abstention_bound_holds_on_each_set_not_only_on_the_pool():

@@ -138,3 +138,15 @@ def test_swapping_one_changed_tool_matches_a_full_rebuild_when_no_new_words_appe
         a, b = swapped.search(query), rebuilt.search(query)
         assert set(a.ranked_keys[:3]) == set(b.ranked_keys[:3])
         np.testing.assert_allclose(np.sort(a.cosines), np.sort(b.cosines), atol=1e-5)
+
+
+@pytest.mark.parametrize("query", [
+    "What is the weather going to be in Paris tomorrow?",
+    "Read the file report.txt. Then email it to my boss.",
+])
+def test_every_query_is_scored_with_its_dense_vector(retriever, query):
+    # Needs are stripped of end punctuation; a query must still find its own vector (or its needs' mean).
+    texts = retriever.texts_for(query)
+    vectors = retriever.embed(texts)
+    for result in (retriever.search(query), retriever.search(query, query_vectors=vectors)):
+        assert result.dense_used and result.cosines[0] > 0.1  # 0.0 when no vector was found

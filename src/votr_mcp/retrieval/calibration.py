@@ -210,14 +210,32 @@ def abstain_score(features: dict[str, float], weights: dict[str, float]) -> floa
 
 
 def fit_logistic(x: NDArray[np.floating], y: NDArray[np.floating], weights: NDArray[np.floating] | None = None,
-                 l2: float = 1e-2, iterations: int = 50) -> NDArray[np.float64]:
+                 l2: float = 1e-2, iterations: int = 50, nonnegative: bool = True) -> NDArray[np.float64]:
     """Weighted L2-regularised logistic regression by Newton's method (IRLS; Hastie et al., ESL §4.4.1).
 
     Returns [bias, w_1, ..., w_d]; the bias is not penalised. ``y`` is 1 for the positive class.
+    With ``nonnegative`` a feature whose weight comes out negative is dropped (weight 0) and the
+    rest refit, until none is negative: evidence of fit must never count against a tool. (The two
+    cosine features are collinear; unconstrained, one refit gave top cosine a negative weight, so a
+    query matching one tool strongly and nothing else would have been refused.)
     """
     x = np.asarray(x, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
     w = np.ones(len(y)) if weights is None else np.asarray(weights, dtype=np.float64)
+    active = list(range(x.shape[1]))
+    while True:
+        beta = _irls(x[:, active], y, w, l2, iterations)
+        if not nonnegative or not active or float(beta[1:].min()) >= 0:
+            break
+        active.pop(int(np.argmin(beta[1:])))
+    full = np.zeros(x.shape[1] + 1)
+    full[0] = beta[0]
+    full[[1 + j for j in active]] = beta[1:]
+    return full
+
+
+def _irls(x: NDArray[np.float64], y: NDArray[np.float64], w: NDArray[np.float64], l2: float,
+          iterations: int) -> NDArray[np.float64]:
     design = np.column_stack([np.ones(len(x)), x])
     penalty = l2 * np.diag(np.r_[0.0, np.ones(design.shape[1] - 1)])
     beta = np.zeros(design.shape[1])

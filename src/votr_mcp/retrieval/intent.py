@@ -89,7 +89,7 @@ def split_needs(query: str, max_needs: int = 5) -> list[str]:
             needs[-1] = f"{needs[-1]} {piece}"
         else:
             context.append(piece)
-    if not needs:
+    if len(needs) <= 1:
         return [query]
     if len(needs) > max_needs:
         needs = needs[: max_needs - 1] + [" ".join(needs[max_needs - 1 :])]

@@ -21,7 +21,7 @@ from votr_mcp.catalog.naming import call_names
 from votr_mcp.errors import RetrievalError
 from votr_mcp.catalog.models import Tool
 from votr_mcp.index.catalog_index import DenseIndex, LexicalIndex, build_dense, build_lexical, restack_dense, restack_lexical
-from votr_mcp.index.dense import Embedder, EmbeddingCache, MemoryEmbeddingCache
+from votr_mcp.index.dense import Embedder, EmbeddingCache, MemoryEmbeddingCache, l2_normalise
 from votr_mcp.index.tokenize import content_tokens, tokenize
 from votr_mcp.retrieval.calibration import Calibration, abstain_features, abstain_reason, choose_k, confidences, shipped_calibration
 from votr_mcp.retrieval.config import RetrievalConfig
@@ -37,6 +37,17 @@ log = logging.getLogger(__name__)
 
 Exclude = Collection[ToolKey] | NDArray[np.bool_]
 """Tools a search must not return: keys, or a boolean mask over catalog positions."""
+
+
+def whole_vector(needs: Sequence[str], vectors: Mapping[str, NDArray[np.float32]]) -> NDArray[np.float32]:
+    """A whole task's query vector as the word-count-weighted mean of its needs' vectors.
+
+    Embedding the whole text as well cost as much again as all the needs together (it is as long
+    as they are), and on dev rows the mean served as well: MSC L3/L4 task recall .987/.709 with the
+    embedded whole text, .983/.712 with the mean."""
+    weights = np.array([max(len(n.split()), 1) for n in needs], dtype=np.float32)
+    mean = (np.stack([vectors[n] for n in needs]) * weights[:, None]).sum(axis=0)
+    return l2_normalise(mean)
 
 
 class _Fused(NamedTuple):
@@ -164,10 +175,10 @@ class Retriever:
         return split_needs(query, self.config.max_needs) if self.config.decompose else [query]
 
     def texts_for(self, query: str, server_intent: str | None = None, tool_intent: str | None = None) -> list[str]:
-        """Every text :meth:`search` embeds for this query, so a caller can embed many queries at once."""
+        """Every text :meth:`search` embeds for this query, so a caller can embed many queries at once:
+        the query, or its needs when it names several (the whole query's vector is then their mean)."""
         needs = self.needs_of(query)
-        texts = [query] + (needs if len(needs) > 1 else [])
-        return texts + [t for t in (server_intent, tool_intent) if t]
+        return (needs if len(needs) > 1 else [query]) + [t for t in (server_intent, tool_intent) if t]
 
     def embed(self, texts: Sequence[str]) -> dict[str, NDArray[np.float32]]:
         """Query vectors by text, in one encode call (empty when dense is not ready)."""
@@ -194,20 +205,26 @@ class Retriever:
         if max_results is not None and max_results < 1:
             raise RetrievalError(f"max_results must be at least 1, got {max_results}")
         cfg = self.config
-        texts = self.texts_for(query, server_intent, tool_intent)
-        vectors: dict[str, NDArray[np.float32]] = dict(query_vectors or {})
         use_dense = cfg.dense and self._dense is not None
-        if use_dense:
-            missing = [t for t in texts if t not in vectors]
-            vectors.update(self.embed(missing))
+        needs = self.needs_of(query)
+        vectors = self._vectors(query, needs, self.texts_for(query, server_intent, tool_intent), query_vectors, use_dense)
         allowed = self._allowed(exclude)
         hint = self._hint_scores(server_intent, tool_intent, vectors if use_dense else {})
-        needs = self.needs_of(query)
         whole = self._rank(query, vectors.get(query) if use_dense else None, allowed, hint)
         if len(needs) == 1:
             return self._single(query, whole, use_dense, max_results)
         rankings = [self._rank(n, vectors.get(n) if use_dense else None, allowed, hint) for n in needs]
         return self._multi(query, needs, whole, rankings, use_dense, max_results)
+
+    def _vectors(self, query: str, needs: Sequence[str], texts: Sequence[str],
+                 given: Mapping[str, NDArray[np.float32]] | None, use_dense: bool) -> dict[str, NDArray[np.float32]]:
+        """Vectors by text for one search: ``given`` plus what is missing, and the whole task's mean."""
+        vectors: dict[str, NDArray[np.float32]] = dict(given or {})
+        if use_dense:
+            vectors.update(self.embed([t for t in texts if t not in vectors]))
+            if len(needs) > 1 and all(n in vectors for n in needs):
+                vectors[query] = whole_vector(needs, vectors)
+        return vectors
 
     def search_batch(self, queries: Sequence[str], *, server_intents: Sequence[str | None] | None = None,
                      tool_intents: Sequence[str | None] | None = None, max_results: int | None = None,
@@ -340,10 +357,9 @@ class Retriever:
                           size: int | None = None) -> tuple[list[ToolKey], NDArray[np.float64]]:
         """The fused head of one query text (rerank not applied) and its rerank feature rows: the
         material :func:`votr_mcp.retrieval.rerank.fit_rerank` learns from."""
-        vec = (query_vectors or {}).get(query)
-        if vec is None and self.config.dense and self._dense is not None:
-            vec = self.embed([query]).get(query)
-        f = self._fuse(query, vec if self.config.dense else None, None, ())
+        use_dense = self.config.dense and self._dense is not None
+        vectors = self._vectors(query, self.needs_of(query), self.texts_for(query), query_vectors, use_dense)
+        f = self._fuse(query, vectors.get(query) if use_dense else None, None, ())
         head = self._head(f, size or self.config.rerank_head)
         return [self.catalog[int(i)].key for i in head], self._head_features(query, f, head)
 
