@@ -78,3 +78,14 @@ def test_the_calibration_recipe_is_read_back_from_the_source_that_calibrate_writ
     text = mr.calibration_text({"shipped": {"coverage": 0.95, "n_rows": 3, "source": "a script"}, "command": None,
                                 "reproduced": False, "differing_fields": ["source"]})
     assert "could not refit" in text
+
+
+def test_the_rerank_recipe_is_read_back_from_the_source_that_fit_rerank_writes() -> None:
+    from votr_mcp.retrieval.rerank import shipped_rerank
+
+    mr = load_script()
+    model = shipped_rerank()
+    assert model is not None
+    recipe = mr._RERANK_RECIPE.search(model.source)
+    assert recipe is not None and recipe["head"] == str(model.head) and float(recipe["l2"]) == model.l2
+    assert "could not refit" in mr.rerank_text({"shipped": model.to_dict() | {"source": "by hand"}, "command": None})

@@ -110,3 +110,17 @@ def test_eval_reads_a_folder_of_captured_tools_lists_when_queries_are_given(tmp_
                  "--latency-samples", "0", "--cache-dir", str(tmp_path / "vectors")])
     assert code == 0
     assert "| **all** | 30 | 29 |" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("args,expected", [
+    (["--limit", "0"], "--limit must be a positive"),
+    (["--head", "1"], "--head must be at least 2"),
+])
+def test_the_fit_rerank_command_refuses_bad_options(args: list[str], expected: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["fit-rerank", "--data", str(DATA), *args]) == 1
+    assert expected in capsys.readouterr().err
+
+
+def test_the_fit_rerank_command_rejects_a_folder_without_tools(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["fit-rerank", "--data", str(tmp_path)]) == 1
+    assert "tools.jsonl" in capsys.readouterr().err

@@ -1,11 +1,12 @@
-"""Default locations the subcommands share (read here, at the edge, from the environment)."""
+"""Default locations the subcommands share (read here, at the edge, from the environment), and the
+checks of the bench folders the fitting commands read."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
-__all__ = ["cache_dir"]
+__all__ = ["cache_dir", "check_fit_inputs"]
 
 
 def cache_dir(arg: Path | None) -> Path:
@@ -17,3 +18,15 @@ def cache_dir(arg: Path | None) -> Path:
     import platformdirs
 
     return Path(platformdirs.user_cache_dir("votr-mcp")) / "embeddings"
+
+
+def check_fit_inputs(datas: list[Path], limit: int | None) -> None:
+    """Raise CatalogError unless every --data folder has tools.jsonl and queries.jsonl and --limit is positive."""
+    from votr_mcp.errors import CatalogError
+
+    for data in datas:
+        for name in ("tools.jsonl", "queries.jsonl"):
+            if not (data / name).is_file():
+                raise CatalogError(f"'{data / name}' not found; each --data is a folder with tools.jsonl and queries.jsonl")
+    if limit is not None and limit < 1:
+        raise CatalogError(f"--limit must be a positive number of tasks per kind, got {limit}")

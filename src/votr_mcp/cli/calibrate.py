@@ -33,16 +33,11 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from votr_mcp.cli._paths import check_fit_inputs
     from votr_mcp.cli.eval import StderrProgress, cache_dir
-    from votr_mcp.errors import CatalogError
     from votr_mcp.evaluation.calibration import calibrate_on
 
-    for data in args.data:
-        for name in ("tools.jsonl", "queries.jsonl"):
-            if not (data / name).is_file():
-                raise CatalogError(f"'{data / name}' not found; each --data is a folder with tools.jsonl and queries.jsonl")
-    if args.limit is not None and args.limit < 1:
-        raise CatalogError(f"--limit must be a positive number of tasks per kind, got {args.limit}")
+    check_fit_inputs(args.data, args.limit)
     fitted, out, counts = calibrate_on(args.data, coverage=args.coverage, false_abstain=args.false_abstain,
                                        limit=args.limit, out=args.out, cache_dir=cache_dir(args.cache_dir),
                                        k_datas=args.k_data,

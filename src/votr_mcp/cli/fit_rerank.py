@@ -30,16 +30,12 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from votr_mcp.cli._paths import check_fit_inputs
     from votr_mcp.cli.eval import StderrProgress, cache_dir
     from votr_mcp.errors import CatalogError
     from votr_mcp.evaluation.rerank_fit import fit_rerank_on
 
-    for data in args.data:
-        for name in ("tools.jsonl", "queries.jsonl"):
-            if not (data / name).is_file():
-                raise CatalogError(f"'{data / name}' not found; each --data is a folder with tools.jsonl and queries.jsonl")
-    if args.limit is not None and args.limit < 1:
-        raise CatalogError(f"--limit must be a positive number of tasks per kind, got {args.limit}")
+    check_fit_inputs(args.data, args.limit)
     if args.head < 2 or args.l2 < 0:
         raise CatalogError(f"--head must be at least 2 and --l2 non-negative; got {args.head} and {args.l2}")
     model, out, counts = fit_rerank_on(args.data, limit=args.limit, l2=args.l2, head=args.head, out=args.out,
