@@ -227,11 +227,15 @@ SUMMARY_HEADS = ("top-1", "top-5", "MRR@10", "hand-off", "mean k", "coverage", "
 # more than NOISE; "hurts" when it raises it by more than NOISE. Rates of a few hundred rows move
 # in steps of ~0.003, so smaller changes are called no effect.
 VERDICT_KEYS = ("mrr10", "handoff", "task_recall10", "abstain_no_tool")
+RANKING_KEYS = ("mrr10", "task_recall10")
+RANKING_ONLY = frozenset({"rerank"})
+"""Stages judged by the ranking alone: the shipped calibration is fit on the reranked scores, so a
+"- rerank" row applies thresholds to scores they were not fit on (its k and abstention say nothing)."""
 NOISE = 0.005
 
 
-def _score(summary: dict[str, Any]) -> float | None:
-    values = [_get(summary, k) for k in VERDICT_KEYS if _get(summary, k) is not None]
+def _score(summary: dict[str, Any], keys: tuple[str, ...] = VERDICT_KEYS) -> float | None:
+    values = [_get(summary, k) for k in keys if _get(summary, k) is not None]
     return sum(values) / len(values) if values else None
 
 
@@ -246,14 +250,15 @@ def verdicts_table(reports: list[dict[str, Any]]) -> str:
         variants = r.get("ablation") or {}
         if FULL not in variants:
             continue
-        base = _score(variants[FULL])
-        if base is None:
+        if _score(variants[FULL]) is None:
             continue
         buckets: dict[str, list[str]] = {"helps": [], "none": [], "hurts": []}
         for name, summary in variants.items():
             if not name.startswith(("- ", "+ ")):
                 continue
-            score = _score(summary)
+            keys = RANKING_KEYS if name[2:] in RANKING_ONLY else VERDICT_KEYS
+            base, score = _score(variants[FULL], keys), _score(summary, keys)
+            base = 0.0 if base is None else base
             off = name.startswith("+ ")
             effect = 0.0 if score is None else (score - base if off else base - score)
             bucket = "helps" if effect > NOISE else "hurts" if effect < -NOISE else "none"
@@ -343,7 +348,10 @@ def write_markdown(reports: list[dict[str, Any]], meta: dict[str, Any]) -> str:
         f"Verdict per stage: its effect on the mean of {', '.join(VERDICT_KEYS)} (where they apply), score with "
         f"the stage minus score without it; |effect| ≤ {NOISE} is no effect; \"(off)\" marks stages the shipped "
         "configuration leaves off. The verdict does not weigh mean k: adaptive k exists to hand off fewer tools, "
-        "so read its row as hand-off against mean k; without dense there is no abstention at all.",
+        "so read its row as hand-off against mean k; without dense there is no abstention at all. "
+        f"{', '.join(sorted(RANKING_ONLY))} is judged on {', '.join(RANKING_KEYS)} only: the shipped calibration is fit "
+        "on reranked scores, so the hand-off, mean k and abstention of its \"-\" row apply thresholds to scores they "
+        "were not fit on.",
         "",
         verdicts_table(reports),
         "",

@@ -62,6 +62,15 @@ def test_stage_verdicts_come_from_the_ablation_figures() -> None:
     assert mr.verdicts_table([report]).splitlines()[-1] == "| s | dev | a +0.050 | b | c -0.030, d (off) -0.100 |"
 
 
+def test_the_rerank_is_judged_by_its_ranking_not_by_thresholds_fit_on_its_scores() -> None:
+    mr = load_script()
+    full = {"mrr10": 0.80, "handoff": 0.80, "task_recall10": None, "abstain_no_tool": None}
+    # Without the rerank the thresholds hand off far more tools (hand-off up) while the ranking is worse.
+    report = {"set": "s", "split": "dev", "overall": full, "ablation": {
+        "full": full, "- rerank": {**full, "mrr10": 0.75, "handoff": 0.95}}}
+    assert mr.verdicts_table([report]).splitlines()[-1] == "| s | dev | rerank +0.050 | – | – |"
+
+
 def test_coverage_is_held_against_the_calibrations_nominal_level() -> None:
     mr = load_script()
     report = fake_report("mscbench", "test", hit=True)  # returned set holds the gold tool: coverage 1.0
