@@ -86,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         export_minilm(args.model, args.out)
     except ImportError as exc:
-        print(f"cannot export to ONNX: {exc}; pip install torch==2.13.0 onnx", file=sys.stderr)
+        sys.stderr.write(f"cannot export to ONNX: {exc}; pip install torch==2.13.0 onnx\n")
         return 3
     return 0
 
