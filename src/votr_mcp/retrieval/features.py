@@ -31,7 +31,9 @@ class ToolFeatures:
         """Features for ``tools``, where ``rows[i]`` is tool i's old position (None: a new tool)."""
         fresh = iter(ToolFeatures.of([t for t, r in zip(tools, rows) if r is None]).views)
         views = [self.views[r] if r is not None else next(fresh) for r in rows]
-        return ToolFeatures(views, np.fromiter((tool_bulk(t.name) for t in tools), dtype=np.int8, count=len(tools)))
+        bulk = np.fromiter((self.bulk[r] if r is not None else tool_bulk(t.name) for t, r in zip(tools, rows)),
+                           dtype=np.int8, count=len(tools))
+        return ToolFeatures(views, bulk)
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,7 +6,7 @@ import re
 
 from votr_mcp.index.tokenize import split_identifier, stem
 
-__all__ = ["ACTIONS", "ACTION_OF", "query_bulk", "tool_bulk", "split_needs"]
+__all__ = ["ACTIONS", "ACTION_OF", "query_bulk", "tool_bulk", "split_needs", "words_of"]
 
 _BULK_QUERY = frozenset({"all", "every", "each", "multiple", "batch", "bulk", "many", "several"})
 _SINGLE_QUERY = frozenset({"a", "an", "one", "single", "this", "that", "specific", "particular"})
@@ -33,6 +33,11 @@ ACTIONS: dict[str, tuple[str, ...]] = {
 ACTION_OF = {verb: action for action, verbs in ACTIONS.items() for verb in verbs}
 
 
+def words_of(text: str) -> list[str]:
+    """Lower-cased words with identifier boundaries split, stopwords kept ("listPullRequests" -> list, pull, requests)."""
+    return _WORD.findall(split_identifier(text).lower())
+
+
 def query_bulk(query: str) -> int:
     """+1 when the query asks for many things ("delete all", "list every"), −1 when it names one
     ("delete this file"), 0 when it does not say."""
@@ -47,7 +52,7 @@ def query_bulk(query: str) -> int:
 def tool_bulk(name: str) -> int:
     """+1 for a tool acting on many items (``list_files``, ``batchDelete``, ``delete_all``), −1 for
     one acting on a single item (``get_file``, ``delete_file``), 0 when the name is not a verb phrase."""
-    words = _WORD.findall(split_identifier(name).lower())
+    words = words_of(name)
     if not words:
         return 0
     if set(words) & _BULK_TOOL:
@@ -81,7 +86,7 @@ def split_needs(query: str, max_needs: int = 5) -> list[str]:
     needs: list[str] = []
     context: list[str] = []  # pieces before the first need
     for piece in filter(None, pieces):
-        words = _WORD.findall(split_identifier(piece).lower())
+        words = words_of(piece)
         if len(piece.split()) >= _MIN_WORDS and any(w in ACTION_OF for w in words):
             needs.append(" ".join([*context, piece]) if not needs and context else piece)
             context = []

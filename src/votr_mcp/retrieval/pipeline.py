@@ -3,7 +3,7 @@
 Per query (and per need of a whole-task query): dense cosine, BM25 and TF-IDF scores over all
 tools as numpy vectors; each list is cut at ``depth`` with argpartition and fused (by default
 each list's top scores are rescaled to (0, 1] and summed with weights; weighted RRF is the
-alternative); the learned rerank (:mod:`votr_mcp.retrieval.rerank`) reorders the fused head; the
+alternative; :mod:`votr_mcp.retrieval.fusion`); the learned rerank (:mod:`votr_mcp.retrieval.rerank`) reorders the fused head; the
 ranked list becomes k hand-offs by the calibration, or an abstention. Hierarchical server→tool
 fusion lost on dev rows and stays switchable for ablations, off by default."""
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Collection, Mapping, Sequence
-from typing import Literal, NamedTuple
+from typing import Literal
 
 import numpy as np
 from numpy.typing import NDArray
@@ -21,12 +21,13 @@ from votr_mcp.catalog.naming import call_names
 from votr_mcp.errors import RetrievalError
 from votr_mcp.catalog.models import Tool
 from votr_mcp.index.catalog_index import DenseIndex, LexicalIndex, build_dense, build_lexical, restack_dense, restack_lexical
-from votr_mcp.index.dense import Embedder, EmbeddingCache, MemoryEmbeddingCache, l2_normalise
+from votr_mcp.index.dense import Embedder, EmbeddingCache, MemoryEmbeddingCache
 from votr_mcp.index.tokenize import content_tokens, tokenize
 from votr_mcp.retrieval.calibration import Calibration, abstain_features, abstain_reason, choose_k, confidences, shipped_calibration
 from votr_mcp.retrieval.config import RetrievalConfig
 from votr_mcp.retrieval.features import Ranking, ToolFeatures
-from votr_mcp.retrieval.formulas import dice, gap_normalised, hierarchical, near_best, rrf, top_k
+from votr_mcp.retrieval.formulas import dice, near_best, rrf, top_k
+from votr_mcp.retrieval.fusion import Fused, fuse, fused_head, whole_vector
 from votr_mcp.retrieval.rerank import GROUPS, QueryView, RerankModel, head_features, shipped_rerank
 from votr_mcp.retrieval.intent import split_needs
 from votr_mcp.retrieval.result import Hit, Need, SearchResult
@@ -39,25 +40,9 @@ Exclude = Collection[ToolKey] | NDArray[np.bool_]
 """Tools a search must not return: keys, or a boolean mask over catalog positions."""
 
 
-def whole_vector(needs: Sequence[str], vectors: Mapping[str, NDArray[np.float32]]) -> NDArray[np.float32]:
-    """A whole task's query vector as the word-count-weighted mean of its needs' vectors.
-
-    Embedding the whole text as well cost as much again as all the needs together (it is as long
-    as they are), and on dev rows the mean served as well: MSC L3/L4 task recall .987/.709 with the
-    embedded whole text, .983/.712 with the mean."""
-    weights = np.array([max(len(n.split()), 1) for n in needs], dtype=np.float32)
-    mean = (np.stack([vectors[n] for n in needs]) * weights[:, None]).sum(axis=0)
-    return l2_normalise(mean)
-
-
-class _Fused(NamedTuple):
-    """One query text's scores over every tool: the fusion, and the lists the rerank reads."""
-
-    fused: NDArray[np.float64]
-    cosine: NDArray[np.float64]
-    server_cosine: NDArray[np.float64] | None  # per server row
-    bm25: NDArray[np.float64] | None
-    lexical: NDArray[np.float64]
+def _texts(query: str, needs: Sequence[str], server_intent: str | None = None, tool_intent: str | None = None) -> list[str]:
+    """The texts a search embeds: the query, or its needs when it names several, then any hints."""
+    return (list(needs) if len(needs) > 1 else [query]) + [t for t in (server_intent, tool_intent) if t]
 
 
 class Retriever:
@@ -177,8 +162,7 @@ class Retriever:
     def texts_for(self, query: str, server_intent: str | None = None, tool_intent: str | None = None) -> list[str]:
         """Every text :meth:`search` embeds for this query, so a caller can embed many queries at once:
         the query, or its needs when it names several (the whole query's vector is then their mean)."""
-        needs = self.needs_of(query)
-        return (needs if len(needs) > 1 else [query]) + [t for t in (server_intent, tool_intent) if t]
+        return _texts(query, self.needs_of(query), server_intent, tool_intent)
 
     def embed(self, texts: Sequence[str]) -> dict[str, NDArray[np.float32]]:
         """Query vectors by text, in one encode call (empty when dense is not ready)."""
@@ -207,7 +191,7 @@ class Retriever:
         cfg = self.config
         use_dense = cfg.dense and self._dense is not None
         needs = self.needs_of(query)
-        vectors = self._vectors(query, needs, self.texts_for(query, server_intent, tool_intent), query_vectors, use_dense)
+        vectors = self._vectors(query, needs, _texts(query, needs, server_intent, tool_intent), query_vectors, use_dense)
         allowed = self._allowed(exclude)
         hint = self._hint_scores(server_intent, tool_intent, vectors if use_dense else {})
         whole = self._rank(query, vectors.get(query) if use_dense else None, allowed, hint)
@@ -274,70 +258,19 @@ class Retriever:
             out.append(near_best(score))
         return out
 
-    def _fuse(self, text: str, vec: NDArray[np.float32] | None, allowed: NDArray[np.bool_] | None,
-              hints: Sequence[NDArray[np.float64]]) -> _Fused:
-        """Every list's scores over all tools, and their fusion."""
-        cfg, n = self.config, len(self.catalog)
-        fused = np.zeros(n, dtype=np.float64)
-        cos = np.zeros(n, dtype=np.float64)
-
-        def add(scores: NDArray[np.floating], weight: float, positive_only: bool) -> None:
-            if weight <= 0:
-                return
-            s = np.asarray(scores, dtype=np.float64)
-            if allowed is not None:
-                s = np.where(allowed, s, -np.inf)
-            order = top_k(s, cfg.depth)
-            if positive_only:
-                order = order[s[order] > 0]
-            else:
-                order = order[np.isfinite(s[order])]
-            if cfg.fusion == "rrf":
-                np.add(fused, rrf(order, weight, n, cfg.rrf_k), out=fused)
-            elif len(order):
-                np.add.at(fused, order, weight * gap_normalised(s[order]))
-
-        tokens = tokenize(text)
-        server_cos: NDArray[np.float64] | None = None
-        if vec is not None and self._dense is not None:
-            d = self._dense
-            matrix = d.tools_t2v if cfg.tool2vec else d.tools
-            t = matrix @ vec
-            cos = t.astype(np.float64)
-            server_cos = np.maximum(d.server_description @ vec, d.server_summary @ vec).astype(np.float64)
-            if cfg.hierarchical:
-                add(hierarchical(server_cos[d.server_of], t), cfg.w_dense, False)
-                add(t, cfg.w_flat_dense, False)
-            else:
-                add(t, cfg.w_dense, False)
-        bm25 = self._lexical.bm25.scores(tokens) if cfg.bm25 else None
-        if bm25 is not None:
-            add(bm25, cfg.w_bm25, True)
-        lexical = self._lexical.sparse.scores(text)
-        if cfg.sparse:
-            add(lexical, cfg.w_sparse, True)
-        for h in hints:
-            add(h, cfg.w_hint, True)
-        return _Fused(fused, cos, server_cos, bm25, lexical.astype(np.float64))
-
-    def _head(self, fused: _Fused, size: int) -> NDArray[np.intp]:
-        head = top_k(np.where(fused.fused > 0, fused.fused, -np.inf), size)
-        return head[fused.fused[head] > 0]
-
-    def _head_features(self, text: str, f: _Fused, head: NDArray[np.intp]) -> NDArray[np.float64]:
+    def _head_features(self, text: str, f: Fused, head: NDArray[np.intp]) -> NDArray[np.float64]:
         n = len(head)
-        bm25 = f.bm25 if f.bm25 is not None else self._lexical.bm25.scores(tokenize(text))
-        return head_features(QueryView.of(text), [self._features.views[i] for i in head], self._features.bulk[head],
+        return head_features(QueryView.of(text, f.tokens), [self._features.views[i] for i in head], self._features.bulk[head],
                              fused=f.fused[head], cosine=f.cosine[head],
                              server_cosine=f.server_cosine[self._server_of[head]] if f.server_cosine is not None else np.zeros(n),
-                             bm25=np.asarray(bm25[head], dtype=np.float64), tfidf=f.lexical[head])
+                             bm25=f.bm25[head], tfidf=f.lexical[head])
 
     def _rank(self, text: str, vec: NDArray[np.float32] | None, allowed: NDArray[np.bool_] | None,
               hints: Sequence[NDArray[np.float64]]) -> Ranking:
         cfg = self.config
-        f = self._fuse(text, vec, allowed, hints)
+        f = fuse(text, vec, self._lexical, self._dense, cfg, allowed, hints)
         reranking = cfg.rerank and self.rerank is not None
-        head = self._head(f, max(cfg.rerank_head if reranking else 0, cfg.ranked_size))
+        head = fused_head(f, max(cfg.rerank_head if reranking else 0, cfg.ranked_size))
         if len(head) == 0:
             return Ranking(head, np.zeros(0), np.zeros(0), np.zeros(0))
         scores = f.fused[head]
@@ -358,9 +291,10 @@ class Retriever:
         """The fused head of one query text (rerank not applied) and its rerank feature rows: the
         material :func:`votr_mcp.retrieval.rerank.fit_rerank` learns from."""
         use_dense = self.config.dense and self._dense is not None
-        vectors = self._vectors(query, self.needs_of(query), self.texts_for(query), query_vectors, use_dense)
-        f = self._fuse(query, vectors.get(query) if use_dense else None, None, ())
-        head = self._head(f, size or self.config.rerank_head)
+        needs = self.needs_of(query)
+        vectors = self._vectors(query, needs, _texts(query, needs), query_vectors, use_dense)
+        f = fuse(query, vectors.get(query) if use_dense else None, self._lexical, self._dense, self.config, None, ())
+        head = fused_head(f, size or self.config.rerank_head)
         return [self.catalog[int(i)].key for i in head], self._head_features(query, f, head)
 
     def _hits(self, ranking: Ranking, limit: int, p: NDArray[np.float64] | None, threshold: float | None,

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,8 +27,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from votr_mcp.errors import RetrievalError
-from votr_mcp.index.tokenize import content_tokens, split_identifier
-from votr_mcp.retrieval.intent import ACTION_OF, query_bulk
+from votr_mcp.index.tokenize import content_tokens
+from votr_mcp.retrieval.intent import ACTION_OF, query_bulk, words_of
 
 __all__ = [
     "FEATURES",
@@ -69,13 +68,6 @@ GROUPS: Mapping[str, tuple[str, ...]] = {
 _GENERIC_SERVER_WORDS = frozenset({"mcp", "server", "servers", "api", "tool", "tools", "model", "context", "protocol",
                                    "integration", "client", "service", "official", "advanced", "enhanced", "extended",
                                    "simple", "basic", "lite", "pro", "unofficial", "community", "plugin"})
-_WORD = re.compile(r"[a-z0-9]+")
-
-
-def _words(text: str) -> list[str]:
-    return _WORD.findall(split_identifier(text).lower())
-
-
 def action_of(words: Sequence[str]) -> str | None:
     """The action of the first word that names one (``todoist_create_task`` -> "create")."""
     for word in words:
@@ -96,10 +88,12 @@ class QueryView:
     bulk: int
 
     @classmethod
-    def of(cls, text: str) -> "QueryView":
-        words = _words(text)
+    def of(cls, text: str, tokens: Sequence[str] | None = None) -> "QueryView":
+        """``tokens``: the text's :func:`tokenize` tokens when the caller has them already."""
+        words = words_of(text)
         actions = frozenset(a for a in (ACTION_OF.get(w) for w in words) if a is not None)
-        return cls(frozenset(content_tokens(text)), f" {' '.join(words)} ", action_of(words), actions, query_bulk(text))
+        return cls(frozenset(tokens if tokens is not None else content_tokens(text)), f" {' '.join(words)} ",
+                   action_of(words), actions, query_bulk(text))
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,7 +107,7 @@ class ToolView:
 
     @classmethod
     def of(cls, name: str, server: str) -> "ToolView":
-        words = _words(name)
+        words = words_of(name)
         distinct = frozenset(t for t in content_tokens(server) if t not in _GENERIC_SERVER_WORDS and len(t) > 2)
         phrase = " ".join(words)
         return cls(frozenset(content_tokens(name)), f" {phrase} " if len(phrase) >= 6 else "", distinct, action_of(words))
