@@ -29,6 +29,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from votr_mcp.errors import RetrievalError
+from votr_mcp.index.dense import l2_normalise
 
 __all__ = ["Exporter", "OnnxMiniLM", "default_onnx_dir", "onnx_file_for"]
 
@@ -174,6 +175,4 @@ class OnnxMiniLM:
             ids[row, :n], types[row, :n], mask[row, :n] = e.ids, e.type_ids, e.attention_mask
         hidden = self._session.run(None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": types})[0]
         weights = mask[..., None].astype(np.float32)
-        pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
-        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
-        return (pooled / np.where(norms == 0, 1.0, norms)).astype(np.float32)
+        return l2_normalise((hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None))
