@@ -82,7 +82,8 @@ class MiniLMEmbedder:
     and runs on sentence-transformers instead; ``backend`` then reads ``"torch"``. Both backends
     give the same vectors (<1e-4 apart), so they share ``model_id`` and every cached vector.
 
-    ``threads=1`` by default for either backend; ``None`` keeps the runtime's default. Measured by
+    ``threads="auto"`` (the default) is 2 ONNX Runtime threads (at most the CPU count) and 1 torch
+    thread; an int sets it for either backend; ``None`` keeps the runtime's default. Measured by
     ``python eval/bench_embed.py [--burners 4]`` (mcpzero: per query the texts search embeds;
     3408 catalog texts in batches of 64), 2 cores, 2026-11-23:
 
@@ -93,14 +94,17 @@ class MiniLMEmbedder:
                                torch t1: p50 68.3, p95 186 ms; torch t2: p50 178, p95 856 ms
 
     Two torch threads collapse under load (OpenMP workers spin); ONNX Runtime's workers are set
-    not to spin, and its 2 threads were no slower than 1 even under load.
+    not to spin, and its 2 threads were no slower than 1 even under load. Search end to end on
+    MSC-Bench (``python eval/bench_search.py --data ../shared/bench/mscbench --threads N``, 200
+    queries, 2026-11-23), 1 vs 2 ONNX threads: idle p50 7.2 / p95 11.5 vs 5.0 / 8.2 ms; one busy
+    loop alongside 6.9 / 11.3 vs 5.9 / 9.7 ms; two busy loops 10.2 / 21.8 vs 8.2 / 16.7 ms.
     """
 
     model_id = MINILM_ID
     dimension = 384
 
-    def __init__(self, model_path: str | Path | None = None, *, batch_size: int = 64, threads: int | None = 1,
-                 backend: Literal["onnx", "torch"] = "onnx", onnx_dir: str | Path | None = None,
+    def __init__(self, model_path: str | Path | None = None, *, batch_size: int = 64,
+                 threads: int | Literal["auto"] | None = "auto", backend: Literal["onnx", "torch"] = "onnx", onnx_dir: str | Path | None = None,
                  exporter: Callable[[Path, Path], None] | None = None) -> None:
         if backend not in ("onnx", "torch"):
             raise ValueError(f"unknown embedding backend {backend!r}; use 'onnx' or 'torch'")
@@ -130,7 +134,8 @@ class MiniLMEmbedder:
                     from votr_mcp.index.onnx_embed import OnnxMiniLM
 
                     try:
-                        self._encode = OnnxMiniLM(path, onnx_dir=self._onnx_dir, threads=self._threads,
+                        threads = min(2, os.cpu_count() or 1) if self._threads == "auto" else self._threads
+                        self._encode = OnnxMiniLM(path, onnx_dir=self._onnx_dir, threads=threads,
                                                   batch_size=self._batch_size, exporter=self._exporter).encode
                     except RetrievalError as exc:
                         log.warning("ONNX embedding unavailable, using sentence-transformers (~2x slower per query): %s", exc)
@@ -145,10 +150,11 @@ class MiniLMEmbedder:
             from sentence_transformers import SentenceTransformer
         except ImportError as exc:
             raise RetrievalError(f"cannot load the embedding model ({exc}); pip install sentence-transformers") from exc
-        if self._threads is not None:
+        threads = 1 if self._threads == "auto" else self._threads
+        if threads is not None:
             import torch
 
-            torch.set_num_threads(self._threads)
+            torch.set_num_threads(threads)
         model = SentenceTransformer(str(path), device="cpu")
 
         def encode(texts: list[str]) -> NDArray[np.float32]:

@@ -11,8 +11,8 @@ The ONNX file is made once per machine by :mod:`votr_mcp.index.onnx_export` in a
 kept under ``<cache dir>/onnx/`` named by the SHA-256 of the weights (~0.1 s to hash 90 MB), so a
 new model version gets a new file. A file ONNX Runtime cannot load is re-exported once.
 
-Threads: one intra-op thread by default, worker spinning off (figures for 1 vs 2 threads in
-``MiniLMEmbedder``'s docstring). ``threads=None`` lets ONNX Runtime pick the count.
+Threads: one intra-op thread unless told (``MiniLMEmbedder`` asks for 2; figures for 1 vs 2
+threads in its docstring), worker spinning off. ``threads=None`` lets ONNX Runtime pick the count.
 """
 
 from __future__ import annotations
