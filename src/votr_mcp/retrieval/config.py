@@ -47,6 +47,10 @@ class RetrievalConfig:
 
     # Whole-task decomposition: weight of the whole query's list against each need's list.
     w_whole: float = 1.0
+    # RRF constant of that merge: 1 lets each need's best tool outrank tools that sit mid-list in
+    # several lists (dev task R@10 with 10 -> 1: MSC L4 .721 -> .736, ToolBench .809 -> .817,
+    # MSC L3 and MetaTool unchanged; with 10 a need's top tool could miss the merged top 10).
+    merge_rrf_k: int = 1
     max_needs: int = 5
     need_k_max: int = 1  # each need adds its best tool (dev: L3/L4 task hand-off up, k far lower than per-need adaptive k)
     whole_hits: bool = True  # plus the whole query's own adaptive-k tools (keeps a wrongly split single query whole)

@@ -364,9 +364,9 @@ class Retriever:
         """RRF over the whole query's list (weight w_whole) and each need's list, except that the whole
         query's best stays first: a single-need query wrongly split then keeps its top-1."""
         cfg, n = self.config, len(self.catalog)
-        merged = rrf(whole.order, cfg.w_whole, n, cfg.rrf_k)
+        merged = rrf(whole.order, cfg.w_whole, n, cfg.merge_rrf_k)
         for r in rankings:
-            merged += rrf(r.order, 1.0, n, cfg.rrf_k)
+            merged += rrf(r.order, 1.0, n, cfg.merge_rrf_k)
         if len(whole.order):
             merged[whole.order[0]] = merged.max() + 1.0
         order = top_k(np.where(merged > 0, merged, -np.inf), cfg.ranked_size)
