@@ -22,7 +22,8 @@ def register(subparsers: Any) -> None:
                         help="folder with tools.jsonl and queries.jsonl (repeatable)")
     parser.add_argument("--k-data", type=Path, action="append",
                         help="only these --data sets' rows set adaptive k (repeatable); all sets still set abstention")
-    parser.add_argument("--coverage", type=float, default=0.95, help="nominal coverage of the returned set (default 0.95)")
+    parser.add_argument("--coverage", type=float, default=0.97,
+                        help="nominal coverage of the returned set (default 0.97, the shipped level)")
     parser.add_argument("--false-abstain", type=float, default=0.03,
                         help="highest share of answerable queries allowed to get zero tools, on each --data set (default 0.03)")
     parser.add_argument("--limit", type=int, metavar="N",
