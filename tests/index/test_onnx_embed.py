@@ -10,6 +10,8 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -108,7 +110,28 @@ def test_a_second_embedder_reuses_the_exported_file(model_dir, exported):
     MiniLMEmbedder(onnx_dir=folder, exporter=exporter).encode(["hello"])
     assert exporter.calls == 0
     assert path.stat().st_mtime_ns == before
-    assert [p.name for p in folder.iterdir()] == [path.name], "export left a temporary file behind"
+    left = sorted(p.name for p in folder.iterdir() if p.name != path.name + ".lock")
+    assert left == [path.name], "export left a temporary file behind"
+
+
+def test_processes_starting_together_export_once_and_both_load_it(model_dir, exported, tmp_path):
+    good = onnx_file_for(model_dir, exported[0])
+
+    class SlowCopy(CountingExporter):
+        def __call__(self, model_dir: Path, out: Path) -> None:
+            time.sleep(0.5)  # the real export takes ~10 s: the second starter arrives while it runs
+            super().__call__(model_dir, out)
+
+    exporter = SlowCopy(source=good)
+    models: list[OnnxMiniLM] = []
+    starters = [threading.Thread(target=lambda: models.append(OnnxMiniLM(model_dir, onnx_dir=tmp_path, exporter=exporter)))
+                for _ in range(2)]
+    for t in starters:
+        t.start()
+    for t in starters:
+        t.join()
+    assert exporter.calls == 1
+    assert len(models) == 2 and all(m.path == onnx_file_for(model_dir, tmp_path) for m in models)
 
 
 def test_a_corrupt_cached_file_is_exported_again_once(model_dir, exported, tmp_path, st_vectors):

@@ -36,6 +36,8 @@ __all__ = ["Exporter", "OnnxMiniLM", "default_onnx_dir", "length_batches", "onnx
 log = logging.getLogger(__name__)
 # A text joins a batch only if at least this share of the batch's width is its own tokens.
 PADDING_FILL = 0.75
+# How long a starting process waits for another one's export (~10 s idle) before giving up on ONNX.
+EXPORT_WAIT_S = 300
 
 # Bump when the export recipe changes, so old files are not reused.
 RECIPE = "bert-last-hidden-opset17-v1"
@@ -152,10 +154,21 @@ class OnnxMiniLM:
             raise RetrievalError(f"ONNX Runtime cannot load the re-exported {self.path}: {exc}") from exc
 
     def _export(self, exporter: Exporter) -> None:
-        log.info("exporting %s to ONNX at %s (once per machine)", self.model_dir, self.path)
+        """Export under a lock file beside the graph, so servers starting together export once:
+        whoever waited finds the file already there and uses it (the export itself is atomic)."""
+        from filelock import FileLock, Timeout
+
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            exporter(self.model_dir, self.path)
+            with FileLock(str(self.path) + ".lock", timeout=EXPORT_WAIT_S):
+                if self.path.is_file():
+                    log.info("another process exported %s meanwhile; using it", self.path)
+                    return
+                log.info("exporting %s to ONNX at %s (once per machine)", self.model_dir, self.path)
+                exporter(self.model_dir, self.path)
+        except Timeout as exc:
+            raise RetrievalError(f"waited {EXPORT_WAIT_S} s for another process exporting {self.path}; "
+                                 f"if none is running, delete {exc.lock_file}") from exc
         except (OSError, RuntimeError) as exc:
             raise RetrievalError(f"cannot export the embedding model to ONNX at {self.path}: {exc}") from exc
         if not self.path.is_file():
