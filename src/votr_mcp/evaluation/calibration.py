@@ -43,7 +43,7 @@ def dev_results(data: Path, factory: PipelineFactory, limit: int | None,
     return results, golds
 
 
-def calibrate_on(datas: Sequence[Path], *, coverage: float = 0.95, false_abstain: float = 0.03, limit: int | None = None,
+def calibrate_on(datas: Sequence[Path], *, coverage: float = 0.97, false_abstain: float = 0.03, limit: int | None = None,
                  out: Path | None = None, cache_dir: Path | None = None, k_datas: Sequence[Path] | None = None,
                  progress: Progress | None = None) -> tuple[dict[str, Any], Path, dict[str, int]]:
     """Fit on the dev rows of every set in ``datas`` and save; returns (fitted fields, path, searches per set).

@@ -104,8 +104,8 @@ class MiniLMEmbedder:
     dimension = 384
 
     def __init__(self, model_path: str | Path | None = None, *, batch_size: int = 64,
-                 threads: int | Literal["auto"] | None = "auto", backend: Literal["onnx", "torch"] = "onnx", onnx_dir: str | Path | None = None,
-                 exporter: Callable[[Path, Path], None] | None = None) -> None:
+                 threads: int | Literal["auto"] | None = "auto", backend: Literal["onnx", "torch"] = "onnx",
+                 onnx_dir: str | Path | None = None, exporter: Callable[[Path, Path], None] | None = None) -> None:
         if backend not in ("onnx", "torch"):
             raise ValueError(f"unknown embedding backend {backend!r}; use 'onnx' or 'torch'")
         self._path = model_path

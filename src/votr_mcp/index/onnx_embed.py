@@ -80,7 +80,6 @@ def _default_exporter(model_dir: Path, out: Path) -> None:
     export_in_subprocess(model_dir, out)
 
 
-
 def length_batches(lengths: Sequence[int], batch_size: int, min_fill: float = PADDING_FILL) -> list[list[int]]:
     """Indices of texts grouped into batches, longest first, none padded much past its own length.
 
@@ -100,6 +99,7 @@ def length_batches(lengths: Sequence[int], batch_size: int, min_fill: float = PA
         else:
             batch.append(i)
     return batches
+
 
 class OnnxMiniLM:
     """Tokenizer + ONNX Runtime session + pooling for one sentence-transformers BERT model folder."""
