@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-__all__ = ["STOPWORDS", "split_identifier", "stem", "tokenize", "content_tokens"]
+__all__ = ["STOPWORDS", "split_identifier", "stem", "words_of", "tokenize", "content_tokens"]
 
 # Case boundaries: "HTTPServer" -> "HTTP Server", "listPRs2" -> "list PRs 2".
 _CAMEL_1 = re.compile(r"([a-z0-9])([A-Z])")
@@ -48,10 +48,14 @@ def stem(word: str) -> str:
     return word
 
 
+def words_of(text: str) -> list[str]:
+    """Lower-cased words with identifier boundaries split, stopwords kept ("listPullRequests" -> list, pull, requests)."""
+    return _WORD.findall(split_identifier(text).lower())
+
+
 def tokenize(text: str) -> list[str]:
     """Lower-cased, identifier-split, stemmed tokens without stopwords (order kept)."""
-    words = _WORD.findall(split_identifier(text).lower())
-    return [stem(w) for w in words if w not in STOPWORDS]
+    return [stem(w) for w in words_of(text) if w not in STOPWORDS]
 
 
 def content_tokens(text: str) -> set[str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from votr_mcp.index.tokenize import split_identifier, stem
+from votr_mcp.index.tokenize import stem, words_of
 
 __all__ = ["ACTIONS", "ACTION_OF", "query_bulk", "tool_bulk", "split_needs", "words_of"]
 
@@ -31,11 +31,6 @@ ACTIONS: dict[str, tuple[str, ...]] = {
             "calculate", "evaluate"),
 }
 ACTION_OF = {verb: action for action, verbs in ACTIONS.items() for verb in verbs}
-
-
-def words_of(text: str) -> list[str]:
-    """Lower-cased words with identifier boundaries split, stopwords kept ("listPullRequests" -> list, pull, requests)."""
-    return _WORD.findall(split_identifier(text).lower())
 
 
 def query_bulk(query: str) -> int:

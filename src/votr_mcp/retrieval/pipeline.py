@@ -3,9 +3,9 @@
 Per query (and per need of a whole-task query): dense cosine, BM25 and TF-IDF scores over all
 tools as numpy vectors; each list is cut at ``depth`` with argpartition and fused (by default
 each list's top scores are rescaled to (0, 1] and summed with weights; weighted RRF is the
-alternative; :mod:`votr_mcp.retrieval.fusion`); the learned rerank (:mod:`votr_mcp.retrieval.rerank`) reorders the fused head; the
-ranked list becomes k hand-offs by the calibration, or an abstention. Hierarchical server→tool
-fusion lost on dev rows and stays switchable for ablations, off by default."""
+alternative; :mod:`votr_mcp.retrieval.fusion`); the learned rerank (:mod:`votr_mcp.retrieval.rerank`)
+reorders the fused head; the ranked list becomes k hand-offs by the calibration, or an abstention.
+Hierarchical server→tool fusion lost on dev rows and stays switchable for ablations, off by default."""
 
 from __future__ import annotations
 

@@ -68,6 +68,8 @@ GROUPS: Mapping[str, tuple[str, ...]] = {
 _GENERIC_SERVER_WORDS = frozenset({"mcp", "server", "servers", "api", "tool", "tools", "model", "context", "protocol",
                                    "integration", "client", "service", "official", "advanced", "enhanced", "extended",
                                    "simple", "basic", "lite", "pro", "unofficial", "community", "plugin"})
+
+
 def action_of(words: Sequence[str]) -> str | None:
     """The action of the first word that names one (``todoist_create_task`` -> "create")."""
     for word in words:
