@@ -2,7 +2,8 @@ import numpy as np
 import pytest
 
 from votr_mcp.errors import RetrievalError
-from votr_mcp.retrieval.rerank import FEATURES, GROUPS, QueryView, RerankModel, ToolView, action_of, fit_rerank, head_features, shipped_rerank
+from votr_mcp.retrieval.rerank import (FEATURES, GROUPS, SIGNS, QueryView, RerankModel, ToolView, action_of, fit_rerank,
+                                      head_features, shipped_rerank)
 
 
 def _features(query: str, names: list[tuple[str, str]], bulk: list[int] | None = None) -> np.ndarray:
@@ -60,6 +61,39 @@ def test_the_fit_learns_a_planted_feature_and_switching_its_group_off_removes_it
     assert np.mean(hits) > 0.95
     off = [bool(g[np.argmax(model.score(x, off=["dice"]))]) for x, g, _ in groups]
     assert "name_mention" in GROUPS["dice"] and np.mean(off) < 0.5
+
+
+def test_a_conflict_feature_never_counts_for_a_tool_even_when_noisy_labels_reward_it():
+    rng = np.random.default_rng(11)
+    conflict = FEATURES.index("bulk_conflict")
+    groups = []
+    for q in range(200):
+        x = rng.normal(size=(8, len(FEATURES)))
+        x[:, conflict] = 0.0
+        gold = int(rng.integers(8))
+        x[gold, conflict] = 1.0  # mislabelled rows: the gold tool is always the conflicting one
+        groups.append((x, np.arange(8) == gold, "a"))
+    model = fit_rerank(groups, l2=1e-3)
+    assert SIGNS["bulk_conflict"] == -1 and model.weights[conflict] <= 0.0
+    assert all(w * SIGNS[name] >= 0.0 for name, w in zip(FEATURES, model.weights))
+
+
+def test_a_small_set_weighs_less_than_a_large_one_but_more_than_its_share_of_queries():
+    # Set "big" rewards feature A, set "small" rewards feature B; their shares of the loss decide.
+    rng = np.random.default_rng(3)
+    a, b = FEATURES.index("name_mention"), FEATURES.index("action_agree")
+    groups = []
+    for name, feature, n in (("big", a, 400), ("small", b, 25)):
+        for _ in range(n):
+            x = rng.normal(scale=0.1, size=(6, len(FEATURES)))
+            x[:, [a, b]] = 0.0
+            gold = int(rng.integers(6))
+            x[gold, feature] = 1.0
+            x[(gold + 1) % 6, a if feature == b else b] = 1.0  # the other set's cue points elsewhere
+            groups.append((x, np.arange(6) == gold, name))
+    model = fit_rerank(groups, l2=1e-3)
+    # On these rows equal shares per set give a/b ~1.06 and shares by query count ~1.7; root shares ~1.3.
+    assert 1.15 < model.weights[a] / model.weights[b] < 1.5
 
 
 def test_the_fit_refuses_too_few_informative_queries():

@@ -24,6 +24,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--limit", type=int, metavar="N", help="at most N dev tasks per kind and set, chosen by hash")
     parser.add_argument("--l2", type=float, default=1e-2, help="L2 penalty on the standardised weights (default 0.01)")
     parser.add_argument("--head", type=int, default=20, help="fused candidates the rerank reorders (default 20)")
+    parser.add_argument("--cv", type=int, default=0, metavar="R",
+                        help="first print top-1 per set on held-out halves of the dev rows, R rounds of 2 folds "
+                        "(rerank fit on the other half, and the fusion alone), to judge a change to the fit")
     parser.add_argument("--out", type=Path, help="where to write (default: the rerank model shipped with the package)")
     parser.add_argument("--cache-dir", type=Path, help="embedding cache folder (default: the user cache dir; env VOTR_CACHE_DIR)")
     parser.set_defaults(handler=run)
@@ -38,6 +41,15 @@ def run(args: argparse.Namespace) -> int:
     check_fit_inputs(args.data, args.limit)
     if args.head < 2 or args.l2 < 0:
         raise CatalogError(f"--head must be at least 2 and --l2 non-negative; got {args.head} and {args.l2}")
+    if args.cv < 0:
+        raise CatalogError(f"--cv takes a number of rounds (0 for none), got {args.cv}")
+    if args.cv:
+        from votr_mcp.evaluation.rerank_fit import collect_rows, cross_validate
+
+        rows, _ = collect_rows(args.data, limit=args.limit, head=args.head, cache_dir=cache_dir(args.cache_dir))
+        print(f"# held-out top-1 on dev, {args.cv} x 2-fold (rerank / fusion alone)")
+        for name, (reranked, fused) in cross_validate(rows, l2=args.l2, head=args.head, repeats=args.cv).items():
+            print(f"{name:>18}: {reranked:.3f} / {fused:.3f}")
     model, out, counts = fit_rerank_on(args.data, limit=args.limit, l2=args.l2, head=args.head, out=args.out,
                                        cache_dir=cache_dir(args.cache_dir), progress=StderrProgress("fit-rerank "))
     for name, n in counts.items():

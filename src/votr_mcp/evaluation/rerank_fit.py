@@ -8,6 +8,7 @@ feature rows are collected with the rerank switched off, and the pooled rows go 
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -20,7 +21,7 @@ from votr_mcp.evaluation.data import load_queries, select_split
 from votr_mcp.evaluation.harness import build_units, cap_per_kind
 from votr_mcp.retrieval.rerank import SHIPPED_RERANK, RerankModel, fit_rerank
 
-__all__ = ["fit_rerank_on", "rerank_rows"]
+__all__ = ["collect_rows", "cross_validate", "fit_rerank_on", "rerank_rows"]
 
 Progress = Callable[[str, int, int], None]
 Rows = list[tuple[NDArray[np.float64], NDArray[np.bool_], str]]
@@ -42,10 +43,29 @@ def rerank_rows(data: Path, factory: PipelineFactory, limit: int | None, head: i
     return out
 
 
-def fit_rerank_on(datas: Sequence[Path], *, limit: int | None = None, l2: float = 1e-2, head: int = 20,
-                  out: Path | None = None, cache_dir: Path | None = None,
-                  progress: Progress | None = None) -> tuple[RerankModel, Path, dict[str, int]]:
-    """Fit on the dev rows of every set in ``datas`` and save; returns (model, path, queries per set)."""
+def cross_validate(rows: Rows, *, l2: float, head: int, repeats: int = 3) -> dict[str, tuple[float, float]]:
+    """Top-1 per set on held-out halves of the dev rows: (rerank fit on the other half, fusion alone).
+
+    Each of ``repeats`` rounds splits the rows in two by SHA-256 of (round, set, position), fits on
+    one half and scores the other, then swaps; a set's figure is its mean over every held-out row.
+    This is how a change to the fit is judged before it is shipped: the shipped fit sees all dev rows.
+    """
+    hits: dict[str, list[tuple[float, float]]] = {}
+    for round_ in range(repeats):
+        fold = [int(hashlib.sha256(f"{round_}:{s}:{i}".encode()).hexdigest()[:8], 16) % 2 for i, (_, _, s) in enumerate(rows)]
+        for held in (0, 1):
+            model = fit_rerank([r for r, f in zip(rows, fold) if f != held], l2=l2, head=head)
+            for (x, gold, name), f in zip(rows, fold):
+                if f == held and len(x):
+                    hits.setdefault(name, []).append((float(gold[int(np.argmax(model.score(x)))]),
+                                                      float(gold[int(np.argmax(x[:, 0]))])))
+    return {name: (float(np.mean([h[0] for h in pairs])), float(np.mean([h[1] for h in pairs])))
+            for name, pairs in hits.items()}
+
+
+def collect_rows(datas: Sequence[Path], *, limit: int | None, head: int, cache_dir: Path | None = None,
+                 progress: Progress | None = None) -> tuple[Rows, dict[str, int]]:
+    """The rerank's training rows of every set in ``datas`` (dev split only), and their count per set."""
     rows: Rows = []
     counts: dict[str, int] = {}
     for data in datas:
@@ -53,6 +73,14 @@ def fit_rerank_on(datas: Sequence[Path], *, limit: int | None = None, l2: float 
         found = rerank_rows(data, factory, limit, head, progress)
         rows += found
         counts[data.name] = len(found)
+    return rows, counts
+
+
+def fit_rerank_on(datas: Sequence[Path], *, limit: int | None = None, l2: float = 1e-2, head: int = 20,
+                  out: Path | None = None, cache_dir: Path | None = None,
+                  progress: Progress | None = None) -> tuple[RerankModel, Path, dict[str, int]]:
+    """Fit on the dev rows of every set in ``datas`` and save; returns (model, path, queries per set)."""
+    rows, counts = collect_rows(datas, limit=limit, head=head, cache_dir=cache_dir, progress=progress)
     source = (f"votr-mcp fit-rerank on the dev split of {'+'.join(d.name for d in datas)}"
               + (f", at most {limit} tasks per kind" if limit else "") + f", l2 {l2}, head {head}"
               + f", {time.strftime('%Y-%m-%d', time.gmtime())}")
