@@ -94,7 +94,7 @@ class Scored(Protocol):
 class Calibration:
     """Fitted thresholds for adaptive k and abstention, with how they were obtained."""
 
-    coverage: float = 0.95
+    coverage: float = 0.97
     temperature: float = 0.05
     mix: float = 0.5
     set_threshold: float = 0.5
@@ -275,7 +275,7 @@ def fit(
     results: Sequence[Scored],
     golds: Sequence[Collection[ToolKey]],
     *,
-    coverage: float = 0.95,
+    coverage: float = 0.97,
     false_abstain: float = 0.03,
     model_id: str = "",
     source: str = "",
