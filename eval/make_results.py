@@ -113,14 +113,16 @@ def check_calibration(bench: Path, cache: Path) -> dict[str, Any] | None:
     k_sets = recipe["k"].split("+") if recipe["k"] else None
     with tempfile.TemporaryDirectory() as tmp:
         fitted, _, counts = calibrate_on([bench / s for s in sets], coverage=shipped["coverage"],
-                                         false_abstain=shipped["false_abstain"], limit=limit,
+                                         false_abstain=shipped["false_abstain"],
+                                         abstain_confidence=shipped.get("abstain_confidence", 0.0), limit=limit,
                                          out=Path(tmp) / "calibration.json", cache_dir=cache,
                                          k_datas=None if k_sets is None else [bench / s for s in k_sets])
     differing = [k for k in fitted if k != "source" and fitted[k] != shipped.get(k)]
     command = ("votr-mcp calibrate " + " ".join(f"--data ../shared/bench/{s}" for s in sets)
                + (f" --limit {limit}" if limit else "")
                + "".join(f" --k-data ../shared/bench/{s}" for s in k_sets or ())
-               + f" --coverage {shipped['coverage']} --false-abstain {shipped['false_abstain']}")
+               + f" --coverage {shipped['coverage']} --false-abstain {shipped['false_abstain']}"
+               + f" --abstain-confidence {shipped.get('abstain_confidence', 0.0)}")
     return {"command": command, "shipped": shipped, "refit": fitted, "dev_searches": counts,
             "reproduced": not differing, "differing_fields": differing}
 
@@ -175,7 +177,8 @@ def calibration_text(check: dict[str, Any] | None) -> str:
     if shipped is None:
         return "**Calibration.** None shipped: fixed k, no abstention."
     fields = ", ".join(f"{k} {shipped[k]:.4g}" for k in ("coverage", "temperature", "mix", "set_threshold",
-                                                         "abstain_threshold", "abstain_lexical", "false_abstain")
+                                                         "abstain_threshold", "abstain_lexical", "false_abstain",
+                                                         "abstain_confidence")
                        if isinstance(shipped.get(k), (int, float)))
     if isinstance(shipped.get("abstain_weights"), dict):
         fields += "; abstention logistic weights " + ", ".join(f"{k} {v:+.3g}" for k, v in shipped["abstain_weights"].items())

@@ -129,11 +129,27 @@ def test_the_abstention_bound_holds_on_each_set_not_only_on_the_pool():
     groups = ["named"] * 400 + ["chat"] * 100 + ["named"] * 50 + ["chat"] * 50
     cal = fit([r for r, _ in rows], [g for _, g in rows], false_abstain=0.03, groups=groups)
     chat_scores = np.array([cal.abstain_score(r.cosines, r.lexical) for r, _ in chat])
-    assert cal.abstain_threshold == pytest.approx(lower_quantile(chat_scores, 0.03))
+    assert cal.abstain_threshold == pytest.approx(lower_quantile(chat_scores, 0.03, cal.abstain_confidence))
     assert np.mean(chat_scores < cal.abstain_threshold) <= 0.03
     pooled = fit([r for r, _ in rows], [g for _, g in rows], false_abstain=0.03)
     assert np.mean([pooled.abstains(r.cosines, r.lexical) for r, _ in chat]) > 0.03
     assert np.mean([cal.abstains(r.cosines, r.lexical) for r, _ in no_tool]) > 0.3
+
+
+def test_the_false_abstention_bound_holds_with_the_stated_confidence_not_only_on_average():
+    # Scores uniform on (0, 1): a threshold t refuses a share t of new answerable rows.
+    rng = np.random.default_rng(8)
+    draws = rng.uniform(size=(4000, 150))
+    plain = np.array([lower_quantile(d, 0.03) for d in draws])
+    pac = np.array([lower_quantile(d, 0.03, confidence=0.9) for d in draws])
+    assert np.mean(plain) == pytest.approx(0.03, abs=0.004)  # right on average ...
+    assert np.mean(plain > 0.03) > 0.3  # ... but above the bound on a third of the draws
+    assert np.mean(pac > 0.03) <= 0.1 + 0.015
+    assert np.all(pac <= plain)
+
+
+def test_too_few_rows_for_a_confident_bound_never_abstain():
+    assert lower_quantile(np.linspace(0, 1, 30), 0.03, confidence=0.9) == float("-inf")
 
 
 def test_abstention_features_are_the_top_cosine_and_the_mean_of_the_ten_best():

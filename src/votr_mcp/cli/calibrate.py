@@ -26,6 +26,9 @@ def register(subparsers: Any) -> None:
                         help="nominal coverage of the returned set (default 0.97, the shipped level)")
     parser.add_argument("--false-abstain", type=float, default=0.03,
                         help="highest share of answerable queries allowed to get zero tools, on each --data set (default 0.03)")
+    parser.add_argument("--abstain-confidence", type=float, default=0.9,
+                        help="probability that the --false-abstain bound holds on new rows, over the draw of the dev "
+                        "rows (default 0.9; 0 bounds it only in expectation, which a small set can overshoot)")
     parser.add_argument("--limit", type=int, metavar="N",
                         help="at most N dev tasks per kind and set, chosen by hash, so one big set cannot outweigh the rest")
     parser.add_argument("--out", type=Path, help="where to write (default: the calibration shipped with the package)")
@@ -39,7 +42,13 @@ def run(args: argparse.Namespace) -> int:
     from votr_mcp.evaluation.calibration import calibrate_on
 
     check_fit_inputs(args.data, args.limit)
+    if not 0 < args.coverage < 1 or not 0 <= args.false_abstain < 1 or not 0 <= args.abstain_confidence < 1:
+        from votr_mcp.errors import CatalogError
+
+        raise CatalogError(f"--coverage must be in (0, 1), --false-abstain and --abstain-confidence in [0, 1); got "
+                           f"{args.coverage}, {args.false_abstain} and {args.abstain_confidence}")
     fitted, out, counts = calibrate_on(args.data, coverage=args.coverage, false_abstain=args.false_abstain,
+                                       abstain_confidence=args.abstain_confidence,
                                        limit=args.limit, out=args.out, cache_dir=cache_dir(args.cache_dir),
                                        k_datas=args.k_data,
                                        progress=StderrProgress("calibrate "))

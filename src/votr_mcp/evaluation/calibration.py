@@ -43,7 +43,8 @@ def dev_results(data: Path, factory: PipelineFactory, limit: int | None,
     return results, golds
 
 
-def calibrate_on(datas: Sequence[Path], *, coverage: float = 0.97, false_abstain: float = 0.03, limit: int | None = None,
+def calibrate_on(datas: Sequence[Path], *, coverage: float = 0.97, false_abstain: float = 0.03,
+                 abstain_confidence: float = 0.9, limit: int | None = None,
                  out: Path | None = None, cache_dir: Path | None = None, k_datas: Sequence[Path] | None = None,
                  progress: Progress | None = None) -> tuple[dict[str, Any], Path, dict[str, int]]:
     """Fit on the dev rows of every set in ``datas`` and save; returns (fitted fields, path, searches per set).
@@ -73,7 +74,8 @@ def calibrate_on(datas: Sequence[Path], *, coverage: float = 0.97, false_abstain
               + (f", at most {limit} tasks per kind" if limit else "")
               + (f", k from {'+'.join(d.name for d in k_datas)}" if k_datas else "")
               + f", {time.strftime('%Y-%m-%d', time.gmtime())}")
-    calibration = fit(results, golds, coverage=coverage, false_abstain=false_abstain, model_id=MINILM_ID, source=source,
+    calibration = fit(results, golds, coverage=coverage, false_abstain=false_abstain,
+                      abstain_confidence=abstain_confidence, model_id=MINILM_ID, source=source,
                       k_rows=None if k_names is None else k_rows, groups=groups)
     target = out or SHIPPED_PATH
     target.parent.mkdir(parents=True, exist_ok=True)
