@@ -51,6 +51,10 @@ class RetrievalConfig:
     # several lists (dev task R@10 with 10 -> 1: MSC L4 .721 -> .736, ToolBench .809 -> .817,
     # MSC L3 and MetaTool unchanged; with 10 a need's top tool could miss the merged top 10).
     merge_rrf_k: int = 1
+    # Each listed tool also gets this weight times its server's mean best-tool RRF credit over the
+    # lists (dev task R@10 with 0 -> 1: MSC L4 .736 -> .748, L3 .984 -> .990, ToolBench .817 -> .821,
+    # MSC L2 and MetaTool unchanged; 0.75 and 1.5 gained less on L4).
+    merge_server_weight: float = 1.0
     max_needs: int = 5
     need_k_max: int = 1  # each need adds its best tool (dev: L3/L4 task hand-off up, k far lower than per-need adaptive k)
     whole_hits: bool = True  # plus the whole query's own adaptive-k tools (keeps a wrongly split single query whole)

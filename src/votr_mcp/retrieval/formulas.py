@@ -7,7 +7,7 @@ from collections.abc import Collection
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["top_k", "rrf", "dice", "hierarchical", "softmax", "gap_normalised", "near_best"]
+__all__ = ["top_k", "rrf", "server_rrf", "dice", "hierarchical", "softmax", "gap_normalised", "near_best"]
 
 
 def top_k(scores: NDArray[np.floating], k: int) -> NDArray[np.intp]:
@@ -26,6 +26,16 @@ def rrf(ranked: NDArray[np.intp], weight: float, n: int, k: int = 60) -> NDArray
     the document at 1-based rank r of this list gets weight / (k + r); unlisted documents 0."""
     out = np.zeros(n, dtype=np.float64)
     out[ranked] = weight / (k + np.arange(1, len(ranked) + 1, dtype=np.float64))
+    return out
+
+
+def server_rrf(ranked: NDArray[np.intp], weight: float, server_of: NDArray[np.intp], n_servers: int,
+               k: int = 60) -> NDArray[np.float64]:
+    """RRF contribution of one list to servers rather than tools: each server gets the credit of
+    its best-ranked tool in the list (weight / (k + r), r 1-based); servers not listed get 0."""
+    out = np.zeros(n_servers, dtype=np.float64)
+    credit = weight / (k + np.arange(1, len(ranked) + 1, dtype=np.float64))
+    np.maximum.at(out, server_of[ranked], credit)
     return out
 
 
