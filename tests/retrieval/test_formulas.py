@@ -4,12 +4,18 @@ import numpy as np
 import pytest
 
 from votr_mcp.retrieval.calibration import choose_k, conformal_quantile, lower_quantile
-from votr_mcp.retrieval.formulas import dice, hierarchical, rrf, softmax, top_k
+from votr_mcp.retrieval.formulas import dice, hierarchical, rrf, server_rrf, softmax, top_k
 
 
 def test_rrf_gives_weight_over_k_plus_rank_to_listed_documents_only():
     out = rrf(np.array([2, 0]), 2.0, 4, k=60)
     assert out.tolist() == pytest.approx([2.0 / 62, 0.0, 2.0 / 61, 0.0])
+
+
+def test_server_rrf_credits_each_server_with_its_best_ranked_tool_only():
+    server_of = np.array([0, 0, 1, 2])  # tools 0 and 1 belong to server 0
+    out = server_rrf(np.array([1, 2, 0]), 1.0, server_of, 3, k=1)
+    assert out.tolist() == pytest.approx([1.0 / 2, 1.0 / 3, 0.0])  # tool 0 at rank 3 adds nothing to server 0
 
 
 def test_dice_is_twice_the_overlap_over_the_sizes():

@@ -47,6 +47,18 @@ def test_a_whole_task_query_is_split_into_needs_each_with_its_tool(retriever):
     assert {("filesystem", "read_file")} <= set(result.ranked_keys[:3])
 
 
+def test_a_whole_tasks_needs_are_ranked_by_the_fusion_alone_unless_told_otherwise(retriever):
+    query = "Read the file report.txt and then email it to my boss"
+    plain = retriever.with_config(retriever.config.with_(rerank=False)).search(query)
+    default = retriever.search(query)
+    reranked = retriever.with_config(retriever.config.with_(rerank_needs=True)).search(query)
+    def lists(result):  # each need's ranked tools with their scores (fused, or the rerank's mass)
+        return [[(h.key, round(h.score, 9)) for h in n.ranked] for n in result.needs]
+
+    assert len(default.needs) == 2 and lists(default) == lists(plain)
+    assert lists(reranked) != lists(plain)
+
+
 def test_excluded_tools_never_appear(retriever, small_catalog):
     keys = [("github", "list_pull_requests")]
     result = retriever.search("list pull requests", exclude=keys)

@@ -40,6 +40,11 @@ class RetrievalConfig:
 
     # The learned rerank reorders the `rerank_head` best fused candidates.
     rerank_head: int = 20
+    # Whether each need of a whole-task query is reranked too. The rerank is fit on whole single
+    # requests; need texts are fragments of one. Dev task R@10 with the rerank off for needs (and
+    # merge_server_weight 1): MSC L4 .727 -> .748, L3 .990 -> .990, ToolBench .827 -> .832,
+    # MetaTool multi_step .845 -> .847; the needs' hand-offs and every single-need query unchanged.
+    rerank_needs: bool = False
 
     # Overlap expansion: add a same-capability tool of another server when its vector is this close.
     expansion_cosine: float = 0.92
@@ -52,8 +57,9 @@ class RetrievalConfig:
     # MSC L3 and MetaTool unchanged; with 10 a need's top tool could miss the merged top 10).
     merge_rrf_k: int = 1
     # Each listed tool also gets this weight times its server's mean best-tool RRF credit over the
-    # lists (dev task R@10 with 0 -> 1: MSC L4 .736 -> .748, L3 .984 -> .990, ToolBench .817 -> .821,
-    # MSC L2 and MetaTool unchanged; 0.75 and 1.5 gained less on L4).
+    # lists: a task's steps mostly use a few servers (dev task R@10 with 0 -> 1, needs reranked:
+    # MSC L4 .736 -> .748, L3 .984 -> .990, ToolBench .817 -> .821, MSC L2 and MetaTool unchanged;
+    # 0.75 and 1.5 gained less on L4).
     merge_server_weight: float = 1.0
     max_needs: int = 5
     need_k_max: int = 1  # each need adds its best tool (dev: L3/L4 task hand-off up, k far lower than per-need adaptive k)

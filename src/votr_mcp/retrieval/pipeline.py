@@ -197,7 +197,7 @@ class Retriever:
         whole = self._rank(query, vectors.get(query) if use_dense else None, allowed, hint)
         if len(needs) == 1:
             return self._single(query, whole, use_dense, max_results)
-        rankings = [self._rank(n, vectors.get(n) if use_dense else None, allowed, hint) for n in needs]
+        rankings = [self._rank(n, vectors.get(n) if use_dense else None, allowed, hint, cfg.rerank_needs) for n in needs]
         return self._multi(query, needs, whole, rankings, use_dense, max_results)
 
     def _vectors(self, query: str, needs: Sequence[str], texts: Sequence[str],
@@ -266,10 +266,10 @@ class Retriever:
                              bm25=f.bm25[head], tfidf=f.lexical[head])
 
     def _rank(self, text: str, vec: NDArray[np.float32] | None, allowed: NDArray[np.bool_] | None,
-              hints: Sequence[NDArray[np.float64]]) -> Ranking:
+              hints: Sequence[NDArray[np.float64]], rerank: bool = True) -> Ranking:
         cfg = self.config
         f = fuse(text, vec, self._lexical, self._dense, cfg, allowed, hints)
-        reranking = cfg.rerank and self.rerank is not None
+        reranking = rerank and cfg.rerank and self.rerank is not None
         head = fused_head(f, max(cfg.rerank_head if reranking else 0, cfg.ranked_size))
         if len(head) == 0:
             return Ranking(head, np.zeros(0), np.zeros(0), np.zeros(0))
