@@ -21,6 +21,13 @@ def test_split_needs_keeps_a_single_need_whole_and_splits_sequenced_ones():
     assert len(split_needs("get a b. list c d. send e f. run g h. show i j. find k l", max_needs=3)) == 3
 
 
+def test_next_as_a_time_word_does_not_split_a_need():
+    assert split_needs("Schedule a review meeting next week and then send the invite to the team") == [
+        "Schedule a review meeting next week", "send the invite to the team"]
+    assert split_needs("Export the sales figures, next upload the file to the shared drive") == [
+        "Export the sales figures", "upload the file to the shared drive"]
+
+
 def test_pieces_that_name_no_action_stay_with_their_need():
     single = "Return the statistics for the connected database. Include details like collection counts and storage size."
     assert split_needs(single) == [single]

@@ -61,7 +61,7 @@ def tool_bulk(name: str) -> int:
 # A whole task names its needs in sequence: "do X, then Y", "first X. Next, Y", "X and also Y".
 _SPLIT = re.compile(
     r"(?:[.;!?]\s+|\n+|,?\s+(?:and\s+)?then\s+|,?\s+after\s+that,?\s+|,?\s+afterwards,?\s+|,?\s+finally,?\s+|"
-    r",?\s+and\s+also\s+|,?\s+also,?\s+|,?\s+additionally,?\s+|,?\s+next,?\s+|,?\s+as\s+well\s+as\s+|,\s+and\s+)",
+    r",?\s+and\s+also\s+|,?\s+also,?\s+|,?\s+additionally,?\s+|,\s+next,?\s+|,?\s+as\s+well\s+as\s+|,\s+and\s+)",
     re.IGNORECASE,
 )
 _LEAD = re.compile(r"^(?:first(?:ly)?|second(?:ly)?|third|next|then|finally|lastly|also|and|please|could you|can you)[,\s]+", re.IGNORECASE)
