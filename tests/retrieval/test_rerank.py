@@ -45,16 +45,22 @@ def test_bulk_agreement_follows_the_query():
     assert x[:, FEATURES.index("bulk_conflict")].tolist() == [1.0, 0.0]
 
 
-def test_the_fit_learns_a_planted_feature_and_switching_its_group_off_removes_it():
-    rng = np.random.default_rng(7)
-    mention = FEATURES.index("name_mention")
+def _planted(seed: int, feature: int, sets: tuple[str, ...], queries: int = 200, head: int = 8):
+    """Fit rows whose gold tool, and only it, has ``feature`` set to 1 (the rest is noise)."""
+    rng = np.random.default_rng(seed)
     groups = []
-    for q in range(200):
-        x = rng.normal(size=(8, len(FEATURES)))
-        x[:, mention] = 0.0
-        gold = int(rng.integers(8))
-        x[gold, mention] = 1.0  # the gold tool is the one the query names
-        groups.append((x, np.arange(8) == gold, "a" if q % 2 else "b"))
+    for q in range(queries):
+        x = rng.normal(size=(head, len(FEATURES)))
+        x[:, feature] = 0.0
+        gold = int(rng.integers(head))
+        x[gold, feature] = 1.0
+        groups.append((x, np.arange(head) == gold, sets[q % len(sets)]))
+    return groups
+
+
+def test_the_fit_learns_a_planted_feature_and_switching_its_group_off_removes_it():
+    mention = FEATURES.index("name_mention")
+    groups = _planted(7, mention, ("a", "b"))  # the gold tool is the one the query names
     model = fit_rerank(groups, l2=1e-3)
     assert max(range(len(FEATURES)), key=lambda i: abs(model.weights[i])) == mention
     hits = [bool(g[np.argmax(model.score(x))]) for x, g, _ in groups]
@@ -64,15 +70,8 @@ def test_the_fit_learns_a_planted_feature_and_switching_its_group_off_removes_it
 
 
 def test_a_conflict_feature_never_counts_for_a_tool_even_when_noisy_labels_reward_it():
-    rng = np.random.default_rng(11)
     conflict = FEATURES.index("bulk_conflict")
-    groups = []
-    for q in range(200):
-        x = rng.normal(size=(8, len(FEATURES)))
-        x[:, conflict] = 0.0
-        gold = int(rng.integers(8))
-        x[gold, conflict] = 1.0  # mislabelled rows: the gold tool is always the conflicting one
-        groups.append((x, np.arange(8) == gold, "a"))
+    groups = _planted(11, conflict, ("a",))  # mislabelled rows: the gold tool is always the conflicting one
     model = fit_rerank(groups, l2=1e-3)
     assert SIGNS["bulk_conflict"] == -1 and model.weights[conflict] <= 0.0
     assert all(w * SIGNS[name] >= 0.0 for name, w in zip(FEATURES, model.weights))
