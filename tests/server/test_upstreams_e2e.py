@@ -42,16 +42,13 @@ async def client(upstream_config: Path) -> AsyncIterator[Client]:
 
 
 # Phrased the way an agent writes a search_tools query (the action it needs, in plain words).
-# One request is a known retrieval miss (issue 3 stays open for it): the lexical lists vote for
-# git_show on "show ...". It is a strict xfail, so the day retrieval gets it right this test says
-# so and the mark must go. ("record that Alice works at Acme" was one too: since calibration moved
-# to 97% coverage, add_observations and create_entities are handed off behind read_graph at k 5.)
-_KNOWN_MISS = pytest.mark.xfail(strict=True, reason="retrieval miss measured 2026-11-23; see issue 3 closing note")
+# Two were strict xfails once: "show me what is inside the file notes.txt" (git_show won on
+# "show"; handed off since the sign-constrained rerank) and "record that Alice works at Acme"
+# (read_graph alone; "record" now reads as a create action, so the create tools follow it at k 5).
 REQUESTS = [
     ("what is the current time in Tokyo", {"time__get_current_time"}),
     ("convert 3pm New York time to London time", {"time__convert_time"}),
-    pytest.param("show me what is inside the file notes.txt", {"filesystem__read_text_file", "filesystem__read_file"},
-                 marks=_KNOWN_MISS),
+    ("show me what is inside the file notes.txt", {"filesystem__read_text_file", "filesystem__read_file"}),
     ("create a directory named reports", {"filesystem__create_directory"}),
     ("record that Alice works at Acme in the knowledge graph", {"memory__create_entities", "memory__add_observations"}),
     ("show the git log of the repository", {"git__git_log"}),

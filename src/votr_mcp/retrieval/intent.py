@@ -17,7 +17,8 @@ _WORD = re.compile(r"[a-z0-9]+")
 # (does the tool name's action match the request's).
 ACTIONS: dict[str, tuple[str, ...]] = {
     "create": ("create", "add", "new", "make", "insert", "write", "generate", "build", "register", "upload",
-               "save", "put", "append", "compose", "draft", "schedule", "book"),
+               "save", "put", "append", "compose", "draft", "schedule", "book", "record", "remember", "memorize",
+               "store"),
     "read": ("get", "retrieve", "fetch", "read", "show", "view", "describe", "list", "find", "search", "query",
              "lookup", "look", "check", "display", "see", "browse", "download", "export", "inspect", "count"),
     "update": ("update", "edit", "modify", "change", "set", "rename", "patch", "replace", "move", "mark", "toggle",
