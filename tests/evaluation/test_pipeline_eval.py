@@ -85,6 +85,15 @@ def test_the_eval_command_prints_tables_and_writes_json(tmp_path: Path, capsys: 
     assert written["overall"]["latency_ms"]["p50"] is None
 
 
+def test_the_eval_command_measures_a_variant_given_by_set(tmp_path: Path) -> None:
+    out = tmp_path / "r.json"
+    code = main(["eval", "--data", str(DATA), "--split", "all", "--latency-samples", "0", "--json", str(out),
+                 "--cache-dir", str(tmp_path / "vectors"), "--set", "rerank=false", "--set", "dense=false"])
+    assert code == 0
+    written = json.loads(out.read_text())
+    assert "off: dense, hierarchical, rerank," in written["pipeline"] and "stages on: bm25" in written["pipeline"]
+
+
 def test_the_eval_command_rejects_a_folder_without_tools(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["eval", "--data", str(tmp_path)]) == 1
     assert "tools.jsonl" in capsys.readouterr().err

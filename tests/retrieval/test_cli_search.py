@@ -41,3 +41,24 @@ def test_search_on_a_missing_catalog_says_what_to_pass(tmp_path):
     out = _run("anything", "--catalog", str(tmp_path / "nope.jsonl"), "--lexical", cwd=tmp_path)
     assert out.returncode == 1
     assert "does not exist" in out.stderr and "tools.jsonl" in out.stderr
+
+
+def test_set_changes_a_retrieval_setting_for_this_search(tmp_path):
+    catalog = _write_catalog(tmp_path / "tools.jsonl")
+    base = ("Read the file report.txt and then email it to my boss", "--catalog", str(catalog), "--lexical", "--json",
+            "--cache-dir", str(tmp_path))
+    default = json.loads(_run(*base, cwd=tmp_path).stdout)
+    whole = _run(*base, "--set", "decompose=false", cwd=tmp_path)
+    assert whole.returncode == 0, whole.stderr
+    assert len(default["needs"]) == 2 and json.loads(whole.stdout)["needs"] == []
+
+
+def test_set_rejects_an_unknown_setting_or_a_badly_typed_value(tmp_path):
+    catalog = _write_catalog(tmp_path / "tools.jsonl")
+    base = ("weather", "--catalog", str(catalog), "--lexical", "--cache-dir", str(tmp_path))
+    unknown = _run(*base, "--set", "rerank_depth=5", cwd=tmp_path)
+    assert unknown.returncode == 1 and "expected FIELD=VALUE with FIELD one of" in unknown.stderr and "rerank_head" in unknown.stderr
+    typed = _run(*base, "--set", "rerank=maybe", cwd=tmp_path)
+    assert typed.returncode == 1 and "rerank takes bool values (use true or false)" in typed.stderr
+    fusion = _run(*base, "--set", "fusion=max", cwd=tmp_path)
+    assert fusion.returncode == 1 and "fusion must be 'gap' or 'rrf'" in fusion.stderr

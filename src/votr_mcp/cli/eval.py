@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from votr_mcp.cli._paths import cache_dir
+from votr_mcp.cli._settings import SET_HELP
 
 __all__ = ["register", "run", "StderrProgress", "cache_dir"]
 
@@ -32,6 +33,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--limit", type=int, metavar="N", help="at most N tasks per kind, chosen by hash (same rows every run)")
     parser.add_argument("--latency-samples", type=int, default=200, metavar="N", help="searches timed end to end (default 200)")
     parser.add_argument("--calibration", type=Path, help="calibration file to use instead of the shipped one")
+    parser.add_argument("--set", dest="settings", action="append", metavar="FIELD=VALUE", help=SET_HELP)
     parser.add_argument("--cache-dir", type=Path, help="embedding cache folder (default: the user cache dir; env VOTR_CACHE_DIR)")
     parser.set_defaults(handler=run)
 
@@ -77,11 +79,14 @@ def run(args: argparse.Namespace) -> int:
     from votr_mcp.evaluation.report import render_report
     from votr_mcp.evaluation.suite import SPLIT_RULE, EvalSpec, evaluate, machine
 
+    from votr_mcp.cli._settings import retrieval_config
+
     _check_data(args)
+    config = retrieval_config(args.settings)
     spec = EvalSpec(data=args.data, queries=args.queries, split=args.split, limit=args.limit,
                     latency_samples=args.latency_samples, ablation=args.ablation)
     factory = PipelineFactory.from_data(args.data, calibration=args.calibration or "shipped",
-                                        cache_dir=cache_dir(args.cache_dir), ablation=args.ablation)
+                                        cache_dir=cache_dir(args.cache_dir), ablation=args.ablation, config=config)
     report = evaluate(spec, factory, StderrProgress(f"{spec.name} "))
     report["command"] = "votr-mcp eval " + " ".join(sys.argv[2:]) if sys.argv[1:2] == ["eval"] else None
     report["machine"] = machine()

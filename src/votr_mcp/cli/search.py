@@ -8,6 +8,8 @@ import logging
 import sys
 from pathlib import Path
 
+from votr_mcp.cli._settings import SET_HELP
+
 __all__ = ["register"]
 
 log = logging.getLogger(__name__)
@@ -23,6 +25,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--max-results", type=int, help="return at most this many tools")
     p.add_argument("--lexical", action="store_true", help="skip the embedding model (BM25 + TF-IDF only)")
     p.add_argument("--cache-dir", type=Path, help="embedding cache folder (default: the user cache dir; env VOTR_CACHE_DIR)")
+    p.add_argument("--set", dest="settings", action="append", metavar="FIELD=VALUE", help=SET_HELP)
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(handler=run)
 
@@ -30,15 +33,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from votr_mcp.catalog import default_registry_path, load_catalog
     from votr_mcp.cli._paths import cache_dir
+    from votr_mcp.cli._settings import retrieval_config
     from votr_mcp.index import FileEmbeddingCache, MiniLMEmbedder
     from votr_mcp.retrieval import Retriever
 
+    config = retrieval_config(args.settings)
     path = args.catalog or default_registry_path()
     loaded = load_catalog(path)
     for problem in loaded.problems:
         log.warning("%s", problem)
     embedder = None if args.lexical else MiniLMEmbedder()
-    retriever = Retriever.build(loaded.catalog, embedder=embedder, cache=FileEmbeddingCache(cache_dir(args.cache_dir)))
+    retriever = Retriever.build(loaded.catalog, embedder=embedder, cache=FileEmbeddingCache(cache_dir(args.cache_dir)),
+                                config=config)
     result = retriever.search(args.query, server_intent=args.server_intent, tool_intent=args.tool_intent,
                               max_results=args.max_results)
     if args.json:

@@ -72,6 +72,10 @@ class RetrievalConfig:
     default_k: int = 3
     ranked_size: int = 10
 
+    def __post_init__(self) -> None:
+        if self.fusion not in ("gap", "rrf"):
+            raise ValueError(f"fusion must be 'gap' or 'rrf', got {self.fusion!r}")
+
     def without(self, stage: str) -> "RetrievalConfig":
         """This config with one stage switched off (for "full minus stage" ablations)."""
         if stage not in STAGES:
