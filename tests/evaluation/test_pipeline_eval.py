@@ -94,6 +94,26 @@ def test_the_eval_command_measures_a_variant_given_by_set(tmp_path: Path) -> Non
     assert "off: dense, hierarchical, rerank," in written["pipeline"] and "stages on: bm25" in written["pipeline"]
 
 
+def test_distractor_tools_join_the_search_but_never_count_as_gold(tmp_path: Path) -> None:
+    extra = tmp_path / "lookalikes"
+    extra.mkdir()
+    # Copies of every tool under another server: each query now has an equally good distractor.
+    copies = [json.loads(line) | {"server": "mirror"} for line in (DATA / "tools.jsonl").read_text().splitlines() if line]
+    (extra / "tools.jsonl").write_text("".join(json.dumps(c) + "\n" for c in copies))
+    plain = evaluate(EvalSpec(data=DATA, split="all", latency_samples=0),
+                     PipelineFactory.from_data(DATA, cache_dir=tmp_path / "vectors"))
+    factory = PipelineFactory.from_data(DATA, distractors=[extra], cache_dir=tmp_path / "vectors")
+    crowded = evaluate(EvalSpec(data=DATA, split="all", latency_samples=0, distractors=(extra,)), factory)
+    assert len(factory.retriever.catalog) == 2 * len(copies)
+    assert crowded["set"] == f"{DATA.name} + lookalikes" and crowded["overall"]["n"] == plain["overall"]["n"]
+    assert crowded["overall"]["top5"] < plain["overall"]["top5"] or crowded["overall"]["top1"] < plain["overall"]["top1"]
+
+
+def test_the_eval_command_refuses_a_missing_distractor_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["eval", "--data", str(DATA), "--distractors", str(tmp_path / "nowhere")]) == 1
+    assert "--distractors" in capsys.readouterr().err
+
+
 def test_the_eval_command_rejects_a_folder_without_tools(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["eval", "--data", str(tmp_path)]) == 1
     assert "tools.jsonl" in capsys.readouterr().err

@@ -33,6 +33,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--limit", type=int, metavar="N", help="at most N tasks per kind, chosen by hash (same rows every run)")
     parser.add_argument("--latency-samples", type=int, default=200, metavar="N", help="searches timed end to end (default 200)")
     parser.add_argument("--calibration", type=Path, help="calibration file to use instead of the shipped one")
+    parser.add_argument("--distractors", type=Path, action="append", default=[], metavar="DIR",
+                        help="add this catalog's tools to the search, never gold (repeatable): retrieval at scale, "
+                        "e.g. ../shared/bench/smithery_distractors")
     parser.add_argument("--set", dest="settings", action="append", metavar="FIELD=VALUE", help=SET_HELP)
     parser.add_argument("--cache-dir", type=Path, help="embedding cache folder (default: the user cache dir; env VOTR_CACHE_DIR)")
     parser.set_defaults(handler=run)
@@ -72,6 +75,10 @@ def _check_data(args: argparse.Namespace) -> None:
         raise CatalogError(f"query file '{queries}' not found; pass --queries FILE or put queries.jsonl in {args.data}")
     if args.limit is not None and args.limit < 1:
         raise CatalogError(f"--limit must be a positive number of tasks per kind, got {args.limit}")
+    for extra in args.distractors:
+        if not extra.exists():
+            raise CatalogError(f"--distractors '{extra}' not found; pass a catalog folder or file, e.g. "
+                               "../shared/bench/smithery_distractors")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -84,8 +91,8 @@ def run(args: argparse.Namespace) -> int:
     _check_data(args)
     config = retrieval_config(args.settings)
     spec = EvalSpec(data=args.data, queries=args.queries, split=args.split, limit=args.limit,
-                    latency_samples=args.latency_samples, ablation=args.ablation)
-    factory = PipelineFactory.from_data(args.data, calibration=args.calibration or "shipped",
+                    latency_samples=args.latency_samples, ablation=args.ablation, distractors=tuple(args.distractors))
+    factory = PipelineFactory.from_data(args.data, distractors=args.distractors, calibration=args.calibration or "shipped",
                                         cache_dir=cache_dir(args.cache_dir), ablation=args.ablation, config=config)
     report = evaluate(spec, factory, StderrProgress(f"{spec.name} "))
     report["command"] = "votr-mcp eval " + " ".join(sys.argv[2:]) if sys.argv[1:2] == ["eval"] else None

@@ -58,6 +58,16 @@ def inert_stages(retriever: Retriever) -> dict[str, str]:
     return inert
 
 
+def _load(data: Path) -> Catalog:
+    """A set folder's tools.jsonl, or any catalog path; problems are logged, the rest loads."""
+    loaded = load_catalog(data / "tools.jsonl" if (data / "tools.jsonl").is_file() else data)
+    for problem in loaded.problems[:5]:
+        log.warning("%s", problem)
+    if len(loaded.problems) > 5:
+        log.warning("... and %d more catalog problems", len(loaded.problems) - 5)
+    return loaded.catalog
+
+
 class PipelineSearcher:
     """One pipeline variant: searches by query text alone (intent fields are never passed)."""
 
@@ -96,15 +106,20 @@ class PipelineFactory:
         return cls(retriever, ablation=ablation, cache=cache)
 
     @classmethod
-    def from_data(cls, data: Path, **options: object) -> "PipelineFactory":
+    def from_data(cls, data: Path, *, distractors: Sequence[Path] = (), **options: object) -> "PipelineFactory":
         """The catalog of a benchmark set folder (its tools.jsonl), or of any catalog folder
-        (captured tools/list JSON files, such as the project's registry/) when it has no tools.jsonl."""
-        loaded = load_catalog(data / "tools.jsonl" if (data / "tools.jsonl").is_file() else data)
-        for problem in loaded.problems[:5]:
-            log.warning("%s", problem)
-        if len(loaded.problems) > 5:
-            log.warning("... and %d more catalog problems", len(loaded.problems) - 5)
-        return cls.from_catalog(loaded.catalog, **options)  # type: ignore[arg-type]
+        (captured tools/list JSON files, such as the project's registry/) when it has no tools.jsonl.
+
+        ``distractors`` are more catalogs whose tools join the search (never gold): retrieval at a
+        larger scale. A tool whose (server, name) the set already has is left out."""
+        tools = list(_load(data))
+        for extra in distractors:
+            offered = _load(extra)
+            known = {t.key for t in tools}
+            new = [t for t in offered if t.key not in known]
+            tools += new
+            log.info("%s: %d distractor tools added (%d already in the catalog)", extra, len(new), len(offered) - len(new))
+        return cls.from_catalog(Catalog(tools), **options)  # type: ignore[arg-type]
 
     def variants(self) -> list[str]:
         return list(self.configs)

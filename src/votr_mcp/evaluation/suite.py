@@ -55,6 +55,8 @@ class EvalSpec:
     ablation_limit: int | None = None
     """Run the ablation on at most this many tasks per kind (hash-chosen); the full pipeline's
     own figures still cover every selected row, and the ablation has its own 'full' row."""
+    distractors: tuple[Path, ...] = ()
+    """Catalogs whose tools join the search as distractors (named in the report's set name)."""
 
     @property
     def query_file(self) -> Path:
@@ -63,7 +65,7 @@ class EvalSpec:
     @property
     def name(self) -> str:
         suffix = "" if self.queries is None or self.queries.stem in ("queries", self.data.name) else f" ({self.queries.stem})"
-        return self.data.name + suffix
+        return self.data.name + suffix + "".join(f" + {d.name}" for d in self.distractors)
 
 
 class SearcherFactory(Protocol):
