@@ -82,11 +82,10 @@ def _check_data(args: argparse.Namespace) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from votr_mcp.cli._settings import retrieval_config
     from votr_mcp.evaluation.adapter import PipelineFactory
     from votr_mcp.evaluation.report import render_report
     from votr_mcp.evaluation.suite import SPLIT_RULE, EvalSpec, evaluate, machine
-
-    from votr_mcp.cli._settings import retrieval_config
 
     _check_data(args)
     config = retrieval_config(args.settings)

@@ -36,22 +36,21 @@ def run(args: argparse.Namespace) -> int:
     from votr_mcp.cli._paths import check_fit_inputs
     from votr_mcp.cli.eval import StderrProgress, cache_dir
     from votr_mcp.errors import CatalogError
-    from votr_mcp.evaluation.rerank_fit import fit_rerank_on
+    from votr_mcp.evaluation.rerank_fit import collect_rows, cross_validate, fit_rerank_on
 
     check_fit_inputs(args.data, args.limit)
     if args.head < 2 or args.l2 < 0:
         raise CatalogError(f"--head must be at least 2 and --l2 non-negative; got {args.head} and {args.l2}")
     if args.cv < 0:
         raise CatalogError(f"--cv takes a number of rounds (0 for none), got {args.cv}")
+    collected = collect_rows(args.data, limit=args.limit, head=args.head, cache_dir=cache_dir(args.cache_dir),
+                             progress=StderrProgress("fit-rerank "))
     if args.cv:
-        from votr_mcp.evaluation.rerank_fit import collect_rows, cross_validate
-
-        rows, _ = collect_rows(args.data, limit=args.limit, head=args.head, cache_dir=cache_dir(args.cache_dir))
         print(f"# held-out top-1 on dev, {args.cv} x 2-fold (rerank / fusion alone)")
-        for name, (reranked, fused) in cross_validate(rows, l2=args.l2, head=args.head, repeats=args.cv).items():
+        for name, (reranked, fused) in cross_validate(collected[0], l2=args.l2, head=args.head, repeats=args.cv).items():
             print(f"{name:>18}: {reranked:.3f} / {fused:.3f}")
     model, out, counts = fit_rerank_on(args.data, limit=args.limit, l2=args.l2, head=args.head, out=args.out,
-                                       cache_dir=cache_dir(args.cache_dir), progress=StderrProgress("fit-rerank "))
+                                       collected=collected)
     for name, n in counts.items():
         print(f"{name}: {n} dev queries", file=sys.stderr)
     print(f"# rerank model written to {out}")

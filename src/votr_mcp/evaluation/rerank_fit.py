@@ -77,10 +77,11 @@ def collect_rows(datas: Sequence[Path], *, limit: int | None, head: int, cache_d
 
 
 def fit_rerank_on(datas: Sequence[Path], *, limit: int | None = None, l2: float = 1e-2, head: int = 20,
-                  out: Path | None = None, cache_dir: Path | None = None,
-                  progress: Progress | None = None) -> tuple[RerankModel, Path, dict[str, int]]:
-    """Fit on the dev rows of every set in ``datas`` and save; returns (model, path, queries per set)."""
-    rows, counts = collect_rows(datas, limit=limit, head=head, cache_dir=cache_dir, progress=progress)
+                  out: Path | None = None, cache_dir: Path | None = None, progress: Progress | None = None,
+                  collected: tuple[Rows, dict[str, int]] | None = None) -> tuple[RerankModel, Path, dict[str, int]]:
+    """Fit on the dev rows of every set in ``datas`` and save; returns (model, path, queries per set).
+    ``collected``: what :func:`collect_rows` already gave for the same sets, limit and head."""
+    rows, counts = collected or collect_rows(datas, limit=limit, head=head, cache_dir=cache_dir, progress=progress)
     source = (f"votr-mcp fit-rerank on the dev split of {'+'.join(d.name for d in datas)}"
               + (f", at most {limit} tasks per kind" if limit else "") + f", l2 {l2}, head {head}"
               + f", {time.strftime('%Y-%m-%d', time.gmtime())}")
