@@ -5,6 +5,7 @@ tools as numpy vectors; each list is cut at ``depth`` with argpartition and fuse
 each list's top scores are rescaled to (0, 1] and summed with weights; weighted RRF is the
 alternative; :mod:`votr_mcp.retrieval.fusion`); the learned rerank (:mod:`votr_mcp.retrieval.rerank`)
 reorders the fused head; the ranked list becomes k hand-offs by the calibration, or an abstention.
+A whole task's lists (its whole query's and each need's) are merged by :mod:`votr_mcp.retrieval.merge`.
 Hierarchical server→tool fusion lost on dev rows and stays switchable for ablations, off by default."""
 
 from __future__ import annotations
@@ -26,8 +27,9 @@ from votr_mcp.index.tokenize import content_tokens, tokenize
 from votr_mcp.retrieval.calibration import Calibration, abstain_features, abstain_reason, choose_k, confidences, shipped_calibration
 from votr_mcp.retrieval.config import RetrievalConfig
 from votr_mcp.retrieval.features import Ranking, ToolFeatures
-from votr_mcp.retrieval.formulas import dice, near_best, rrf, server_rrf, top_k
+from votr_mcp.retrieval.formulas import dice, near_best
 from votr_mcp.retrieval.fusion import Fused, fuse, fused_head, whole_vector
+from votr_mcp.retrieval.merge import merge_task
 from votr_mcp.retrieval.rerank import GROUPS, QueryView, RerankModel, head_features, shipped_rerank
 from votr_mcp.retrieval.intent import split_needs
 from votr_mcp.retrieval.result import Hit, Need, SearchResult
@@ -360,38 +362,6 @@ class Retriever:
         return SearchResult(query, tuple(hits), tuple(ranked), len(hits), tier, not hits, reason, use_dense,
                             (), ranking.cosines, rel, ranking.lexical)
 
-    def _merge(self, whole: Ranking, rankings: list[Ranking]) -> Ranking:
-        """RRF over the whole query's list (weight w_whole) and each need's list, plus the server
-        support of each listed tool (:meth:`_server_support`), except that the whole query's best
-        stays first: a single-need query wrongly split then keeps its top-1."""
-        cfg, n = self.config, len(self.catalog)
-        merged = rrf(whole.order, cfg.w_whole, n, cfg.merge_rrf_k)
-        for r in rankings:
-            merged += rrf(r.order, 1.0, n, cfg.merge_rrf_k)
-        if cfg.merge_server_weight > 0:
-            support = self._server_support(whole, rankings)[self._server_of]
-            merged = np.where(merged > 0, merged + cfg.merge_server_weight * support, 0.0)
-        if len(whole.order):
-            merged[whole.order[0]] = merged.max() + 1.0
-        order = top_k(np.where(merged > 0, merged, -np.inf), cfg.ranked_size)
-        order = order[merged[order] > 0]
-        cos_all = {int(i): float(c) for r in [whole, *rankings] for i, c in zip(r.order, r.cosines)}
-        lex_all = {int(i): float(c) for r in [whole, *rankings] for i, c in zip(r.order, r.lexical)}
-        return Ranking(order, merged[order], np.array([cos_all.get(int(i), 0.0) for i in order]),
-                        np.array([lex_all.get(int(i), 0.0) for i in order]))
-
-    def _server_support(self, whole: Ranking, rankings: list[Ranking]) -> NDArray[np.float64]:
-        """Per server, the mean over the merged lists of its best tool's RRF credit in each.
-
-        The steps of one task tend to use tools of the same few servers, so a tool a need ranks
-        low is more likely its step when its server also serves the other needs; the support
-        only reorders tools some list already holds."""
-        cfg, n_servers = self.config, len(self._server_name_tokens)
-        support = server_rrf(whole.order, cfg.w_whole, self._server_of, n_servers, cfg.merge_rrf_k)
-        for r in rankings:
-            support += server_rrf(r.order, 1.0, self._server_of, n_servers, cfg.merge_rrf_k)
-        return support / (len(rankings) + 1)
-
     def _multi(self, query: str, needs: list[str], whole: Ranking, rankings: list[Ranking], use_dense: bool,
                max_results: int | None) -> SearchResult:
         cfg = self.config
@@ -411,7 +381,7 @@ class Retriever:
                     hits.append(h)
         if max_results is not None:
             hits = hits[:max_results]
-        merged_ranking = self._merge(whole, rankings)
+        merged_ranking = merge_task(whole, rankings, self._server_of, len(self._server_row), cfg)
         _, ranked, _ = self._result_parts(merged_ranking, use_dense, None, None)
         abstained = not hits
         reason = f"{len(needs)} needs; " + ("no need has a fitting tool" if abstained else "tools grouped by need")
