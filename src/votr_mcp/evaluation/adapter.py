@@ -111,15 +111,14 @@ class PipelineFactory:
         (captured tools/list JSON files, such as the project's registry/) when it has no tools.jsonl.
 
         ``distractors`` are more catalogs whose tools join the search (never gold): retrieval at a
-        larger scale. A tool whose (server, name) the set already has is left out."""
-        tools = list(_load(data))
-        for extra in distractors:
-            offered = _load(extra)
-            known = {t.key for t in tools}
-            new = [t for t in offered if t.key not in known]
-            tools += new
-            log.info("%s: %d distractor tools added (%d already in the catalog)", extra, len(new), len(offered) - len(new))
-        return cls.from_catalog(Catalog(tools), **options)  # type: ignore[arg-type]
+        larger scale. A tool whose (server, name) the set already has is left out (the Catalog keeps
+        the first of each key)."""
+        own = _load(data)
+        catalog = Catalog([*own, *(t for extra in distractors for t in _load(extra))])
+        if distractors:
+            log.info("%d distractor tools added (%d left out: their (server, name) was already there)",
+                     len(catalog) - len(own), len(catalog.duplicates))
+        return cls.from_catalog(catalog, **options)  # type: ignore[arg-type]
 
     def variants(self) -> list[str]:
         return list(self.configs)
