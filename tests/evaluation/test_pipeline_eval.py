@@ -73,6 +73,14 @@ def test_calibrating_on_too_few_dev_rows_says_so(tmp_path: Path) -> None:
     assert not (tmp_path / "cal.json").exists()
 
 
+def test_the_calibrate_command_refuses_a_level_out_of_range_before_searching(tmp_path: Path,
+                                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "cal.json"
+    assert main(["calibrate", "--data", str(DATA), "--abstain-confidence", "1.5", "--out", str(out)]) == 1
+    assert "abstain_confidence in [0, 1); got 0.97, 0.03 and 1.5" in capsys.readouterr().err
+    assert not out.exists()
+
+
 def test_the_eval_command_prints_tables_and_writes_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "r.json"
     code = main(["eval", "--data", str(DATA), "--split", "all", "--latency-samples", "0", "--json", str(out),

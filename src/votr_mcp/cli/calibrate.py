@@ -40,13 +40,10 @@ def run(args: argparse.Namespace) -> int:
     from votr_mcp.cli._paths import check_fit_inputs
     from votr_mcp.cli.eval import StderrProgress, cache_dir
     from votr_mcp.evaluation.calibration import calibrate_on
+    from votr_mcp.retrieval.calibration import check_levels
 
     check_fit_inputs(args.data, args.limit)
-    if not 0 < args.coverage < 1 or not 0 <= args.false_abstain < 1 or not 0 <= args.abstain_confidence < 1:
-        from votr_mcp.errors import CatalogError
-
-        raise CatalogError(f"--coverage must be in (0, 1), --false-abstain and --abstain-confidence in [0, 1); got "
-                           f"{args.coverage}, {args.false_abstain} and {args.abstain_confidence}")
+    check_levels(args.coverage, args.false_abstain, args.abstain_confidence)  # before any search, not after
     fitted, out, counts = calibrate_on(args.data, coverage=args.coverage, false_abstain=args.false_abstain,
                                        abstain_confidence=args.abstain_confidence,
                                        limit=args.limit, out=args.out, cache_dir=cache_dir(args.cache_dir),

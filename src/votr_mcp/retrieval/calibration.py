@@ -17,14 +17,13 @@ catalog at all, not only near one tool). The weights are fit by L2-regularised l
 (IRLS) on answerable against no-tool rows, each set's rows and each class weighted equally so no set
 or class dominates; only the direction of the weights matters, the threshold comes after. The
 threshold is a lower bound that keeps false abstention on answerable rows at most
-``false_abstain`` taken PER SET and then the lowest of them. With ``abstain_confidence`` c (0.9 as
-shipped) the bound holds with probability c over the calibration draw, not only on average: the
-r-th smallest of n scores has a true miss rate F ~ Beta(r, n + 1 − r), so r is the largest rank
-with P(Binomial(n, false_abstain) ≤ r − 1) ≤ 1 − c (training-conditional conformal; Vovk 2012,
-Bates et al. 2021). The plain conformal rank ⌊(n+1)·false_abstain⌋ (c = 0) holds only in
-expectation: fit on 150 MetaTool dev rows, it refused 3.2% of MetaTool's test rows. The bound is
-taken per set and then the lowest of them, so the bound holds on every set fitted, not only on the pool: a pooled bound let MetaTool's
-short chat-style requests, which score low in every catalog, be refused 8% of the time while
+``false_abstain``. With ``abstain_confidence`` c (0.9 as shipped) it holds with probability c over
+the calibration draw, not only on average: the r-th smallest of n scores has a true miss rate
+F ~ Beta(r, n + 1 − r), so r is the largest rank with P(Binomial(n, false_abstain) ≤ r − 1) ≤ 1 − c
+(training-conditional conformal; Vovk 2012, Bates et al. 2021). The plain conformal rank
+⌊(n+1)·false_abstain⌋ (c = 0) holds only in expectation: fit on 150 MetaTool dev rows, it refused
+3.2% of MetaTool's test rows. The bound is taken PER SET and then the lowest of them, so it holds
+on every set fitted, not only on the pool: a pooled bound let MetaTool's short chat-style requests, which score low in every catalog, be refused 8% of the time while
 MSC-Bench's long named-service requests kept the pool's quantile high. A set with too few answerable
 rows for its own bound (rank 0) only counts in the pool. Measured on dev, the per-set bound costs
 abstention on no-tool rows (the features separate MetaTool's no-tool rows from its answerable ones
@@ -68,6 +67,7 @@ __all__ = [
     "confidences",
     "conformal_quantile",
     "lower_quantile",
+    "check_levels",
     "ABSTAIN_FEATURES",
     "abstain_evidence",
     "abstain_features",
@@ -182,6 +182,13 @@ def conformal_quantile(scores: NDArray[np.floating], coverage: float) -> float:
         raise RetrievalError("cannot calibrate on zero rows; the calibration split has no answerable queries")
     rank = math.ceil((n + 1) * coverage)
     return 1.0 if rank > n else float(s[rank - 1])
+
+
+def check_levels(coverage: float, false_abstain: float, abstain_confidence: float) -> None:
+    """Raise RetrievalError unless coverage is in (0, 1) and the other two in [0, 1)."""
+    if not 0 < coverage < 1 or not 0 <= false_abstain < 1 or not 0 <= abstain_confidence < 1:
+        raise RetrievalError(f"coverage must be in (0, 1), false_abstain and abstain_confidence in [0, 1); "
+                             f"got {coverage}, {false_abstain} and {abstain_confidence}")
 
 
 def lower_quantile(values: NDArray[np.floating], rate: float, confidence: float = 0.0) -> float:
@@ -317,9 +324,7 @@ def fit(
     """
     if len(results) != len(golds):
         raise RetrievalError(f"fit got {len(results)} results but {len(golds)} gold sets; pass one gold set per result")
-    if not 0 < coverage < 1 or not 0 <= false_abstain < 1 or not 0 <= abstain_confidence < 1:
-        raise RetrievalError(f"coverage must be in (0, 1), false_abstain and abstain_confidence in [0, 1); "
-                             f"got {coverage}, {false_abstain}, {abstain_confidence}")
+    check_levels(coverage, false_abstain, abstain_confidence)
     if k_rows is not None and len(k_rows) != len(results):
         raise RetrievalError(f"fit got {len(k_rows)} k_rows flags for {len(results)} results; pass one flag per result")
     if groups is not None and len(groups) != len(results):
