@@ -27,6 +27,7 @@ def test_a_tool_whose_server_serves_the_other_needs_rises_above_an_equally_ranke
     needs = [_ranking(1, 3, 5), _ranking(1, 4, 5), _ranking(2, 0, 1)]
     plain = merge_task(whole, needs, SERVER_OF, 3, RetrievalConfig(merge_server_weight=0.0))
     supported = merge_task(whole, needs, SERVER_OF, 3, RetrievalConfig())
+
     def score(r: Ranking, tool: int) -> float:
         return float(r.fused[list(r.order).index(tool)])
 

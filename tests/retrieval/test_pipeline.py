@@ -52,6 +52,7 @@ def test_a_whole_tasks_needs_are_ranked_by_the_fusion_alone_unless_told_otherwis
     plain = retriever.with_config(retriever.config.with_(rerank=False)).search(query)
     default = retriever.search(query)
     reranked = retriever.with_config(retriever.config.with_(rerank_needs=True)).search(query)
+
     def lists(result):  # each need's ranked tools with their scores (fused, or the rerank's mass)
         return [[(h.key, round(h.score, 9)) for h in n.ranked] for n in result.needs]
 
