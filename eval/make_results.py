@@ -168,6 +168,53 @@ def check_rerank(bench: Path, cache: Path) -> dict[str, Any] | None:
             "reproduced": same}
 
 
+_ADAPTER_RECIPE = re.compile(r"votr-mcp fit-adapter on the dev split of (?P<sets>[\w+-]+)(?:, at most (?P<limit>\d+) tasks per kind)?"
+                             r", rank (?P<rank>\d+), l2 (?P<l2>[\d.e-]+)")
+
+
+def check_adapter(bench: Path, cache: Path) -> dict[str, Any] | None:
+    """Refit the query adapter by the recipe named in the shipped file and compare (None if none shipped)."""
+    import tempfile
+
+    import numpy as np
+
+    from votr_mcp.evaluation.query_adapter_fit import fit_adapter_on
+    from votr_mcp.retrieval.query_adapter import SHIPPED_ADAPTER, QueryAdapter
+
+    if not SHIPPED_ADAPTER.is_file():
+        return None
+    shipped = QueryAdapter.load(SHIPPED_ADAPTER)
+    recipe = _ADAPTER_RECIPE.search(shipped.source)
+    if recipe is None:
+        return {"source": shipped.source, "command": None, "reproduced": False}
+    sets = recipe["sets"].split("+")
+    limit = int(recipe["limit"]) if recipe["limit"] else None
+    with tempfile.TemporaryDirectory() as tmp:
+        refit, _, counts = fit_adapter_on([bench / s for s in sets], limit=limit, rank=int(recipe["rank"]),
+                                          l2=float(recipe["l2"]), folds=len(shipped.held_out) or 5,
+                                          out=Path(tmp) / "query_adapter.npz", cache_dir=cache)
+    # Adam on floats: the same map to 1e-3 of its largest entry is the same adapter.
+    pairs = [(refit, shipped), *zip(refit.held_out, shipped.held_out)]
+    gap = max(float(np.abs(a.u @ a.v - b.u @ b.v).max() / np.abs(b.u @ b.v).max()) for a, b in pairs)
+    command = ("votr-mcp fit-adapter " + " ".join(f"--data ../shared/bench/{s}" for s in sets)
+               + (f" --limit {limit}" if limit else "") + f" --rank {recipe['rank']} --l2 {recipe['l2']}")
+    return {"command": command, "source": shipped.source, "dev_queries": counts, "relative_gap": gap,
+            "reproduced": gap < 1e-3}
+
+
+def adapter_text(check: dict[str, Any] | None) -> str:
+    if check is None:
+        return "**Query adapter.** None shipped: query vectors are used as the model gives them."
+    head = (f"**Query adapter.** Shipped `src/votr_mcp/retrieval/query_adapter.npz` corrects each query vector by a "
+            f"low-rank map before the dense list ({check['source']}); the rerank and calibration were fit with each dev "
+            "text adapted by the fit that left its fold out.")
+    if check["command"] is None:
+        return head + " Its source does not name a `votr-mcp fit-adapter` recipe, so this run could not refit it."
+    verdict = ("gives the same map" if check["reproduced"] else "gives a different map") + \
+        f" (largest entry apart by {check['relative_gap']:.1e} of the largest entry)"
+    return head + f" Refitting it in this run with `{check['command']}` (dev rows only) {verdict}."
+
+
 def rerank_text(check: dict[str, Any] | None) -> str:
     if check is None:
         return "**Rerank.** None shipped: the fused order is final."
@@ -326,6 +373,8 @@ def write_markdown(reports: list[dict[str, Any]], meta: dict[str, Any]) -> str:
         "",
         f"**Pipeline.** {meta['pipeline']}",
         "",
+        adapter_text(meta.get("adapter_check")),
+        "",
         rerank_text(meta.get("rerank_check")),
         "",
         calibration_text(meta.get("calibration_check")),
@@ -447,6 +496,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     check = None if args.quick or args.sets else check_calibration(args.bench, cache_dir(args.cache_dir))
     rerank_check = None if args.quick or args.sets else check_rerank(args.bench, cache_dir(args.cache_dir))
+    adapter_check = None if args.quick or args.sets else check_adapter(args.bench, cache_dir(args.cache_dir))
     meta = {
         "commit": _commit(),
         "command": COMMAND + (" --quick" if args.quick else ""),
@@ -457,6 +507,7 @@ def main(argv: list[str] | None = None) -> int:
         "pipeline": next(iter(factories.values())).describe() if factories else "",
         "calibration_check": check,
         "rerank_check": rerank_check,
+        "adapter_check": adapter_check,
     }
     markdown = write_markdown(reports, meta)
     if out is None:

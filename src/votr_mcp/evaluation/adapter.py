@@ -19,6 +19,7 @@ from votr_mcp.catalog import Catalog, load_catalog
 from votr_mcp.evaluation.harness import Returned, Unit
 from votr_mcp.index.dense import EmbeddingCache, FileEmbeddingCache, MemoryEmbeddingCache, MiniLMEmbedder, embed_cached
 from votr_mcp.retrieval import STAGES, Calibration, RetrievalConfig, Retriever, naive_hybrid
+from votr_mcp.retrieval.query_adapter import QueryAdapter
 
 __all__ = ["FULL", "NAIVE", "PipelineFactory", "PipelineSearcher", "inert_stages", "variant_configs"]
 
@@ -53,6 +54,8 @@ def inert_stages(retriever: Retriever) -> dict[str, str]:
     inert: dict[str, str] = {}
     if not any(tool.examples for tool in retriever.catalog):
         inert["tool2vec"] = "no tool in this catalog has example queries"
+    if retriever.adapter is None:
+        inert["query_adapter"] = "no query adapter shipped"
     if retriever.calibration is None:
         inert["adaptive_k"] = "no calibration: k is fixed either way"
     return inert
@@ -96,13 +99,14 @@ class PipelineFactory:
     @classmethod
     def from_catalog(cls, catalog: Catalog, *, calibration: Path | Calibration | None | str = "shipped",
                      cache_dir: Path | None = None, ablation: bool = False,
-                     config: RetrievalConfig | None = None) -> "PipelineFactory":
+                     config: RetrievalConfig | None = None,
+                     adapter: QueryAdapter | None | str = "shipped") -> "PipelineFactory":
         """Index ``catalog`` with the real MiniLM model (vectors cached under ``cache_dir``)."""
         cache: EmbeddingCache = FileEmbeddingCache(cache_dir) if cache_dir is not None else MemoryEmbeddingCache()
         if isinstance(calibration, Path):
             calibration = Calibration.load(calibration)
         retriever = Retriever.build(catalog, embedder=MiniLMEmbedder(), cache=cache, config=config,
-                                    calibration=calibration)  # type: ignore[arg-type]
+                                    calibration=calibration, adapter=adapter)  # type: ignore[arg-type]
         return cls(retriever, ablation=ablation, cache=cache)
 
     @classmethod
@@ -119,6 +123,14 @@ class PipelineFactory:
             log.info("%d distractor tools added (%d left out: their (server, name) was already there)",
                      len(catalog) - len(own), len(catalog.duplicates))
         return cls.from_catalog(catalog, **options)  # type: ignore[arg-type]
+
+    def cross_fit_adapter(self) -> None:
+        """Search the dev rows that fitted the shipped query adapter as new rows: each text adapted by
+        the fit that left its fold out (see votr_mcp.retrieval.query_adapter). For the rerank and
+        calibration fits; a no-op when the retriever has no adapter with held-out fits."""
+        adapter = self.retriever.adapter
+        if isinstance(adapter, QueryAdapter) and adapter.held_out:
+            self.retriever = self.retriever.with_adapter(adapter.cross_fitted())
 
     def variants(self) -> list[str]:
         return list(self.configs)

@@ -2,7 +2,8 @@
 
 Only dev rows are read. Each set is searched with its own catalog; the per-query results of all
 sets are pooled and handed to the pipeline's pure ``fit``, so the thresholds are not tuned to one
-catalog. Whole-task queries are left out: the conformal guarantee is per query and need, and a
+catalog. Each text is adapted by the query adapter's fit that left its fold out (cross-fitting).
+Whole-task queries are left out: the conformal guarantee is per query and need, and a
 whole task's returned set is a union over its needs.
 """
 
@@ -63,6 +64,7 @@ def calibrate_on(datas: Sequence[Path], *, coverage: float = 0.97, false_abstain
     for data in datas:
         # No calibration while fitting: the raw ranked lists and cosines are what the fit reads.
         factory = PipelineFactory.from_data(data, calibration=None, cache_dir=cache_dir)
+        factory.cross_fit_adapter()
         r, g = dev_results(data, factory, limit, progress)
         results += r
         golds += g

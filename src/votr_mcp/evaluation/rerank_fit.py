@@ -2,8 +2,10 @@
 
 Only dev rows are read, and only answerable rows searched on their own (a whole-task query's
 head mixes its needs). Each set is searched with its own catalog, the fusion's head and its
-feature rows are collected with the rerank switched off, and the pooled rows go to the pure
-:func:`votr_mcp.retrieval.rerank.fit_rerank`, which weighs every set equally.
+feature rows are collected with the rerank switched off (each text adapted by the query
+adapter's fit that left its fold out, so the rows read cosines no better than a new query's),
+and the pooled rows go to the pure :func:`votr_mcp.retrieval.rerank.fit_rerank`, which weighs
+every set equally.
 """
 
 from __future__ import annotations
@@ -70,6 +72,7 @@ def collect_rows(datas: Sequence[Path], *, limit: int | None, head: int, cache_d
     counts: dict[str, int] = {}
     for data in datas:
         factory = PipelineFactory.from_data(data, calibration=None, cache_dir=cache_dir)
+        factory.cross_fit_adapter()
         found = rerank_rows(data, factory, limit, head, progress)
         rows += found
         counts[data.name] = len(found)

@@ -6,7 +6,7 @@ from dataclasses import dataclass, fields, replace
 
 __all__ = ["RetrievalConfig", "STAGES", "naive_hybrid"]
 
-STAGES = ("dense", "bm25", "sparse", "hierarchical", "tool2vec", "rerank", "dice", "intent", "expansion", "decompose",
+STAGES = ("dense", "query_adapter", "bm25", "sparse", "hierarchical", "tool2vec", "rerank", "dice", "intent", "expansion", "decompose",
           "adaptive_k")
 """Stage names accepted by :meth:`RetrievalConfig.without`, in pipeline order."""
 
@@ -17,6 +17,7 @@ class RetrievalConfig:
     (MSC-Bench + MCP-Zero dev split); stages that lost or tied there are off, not deleted."""
 
     dense: bool = True
+    query_adapter: bool = True  # the learned query-vector correction (query_adapter.npz, fit on dev rows)
     bm25: bool = True
     sparse: bool = True
     hierarchical: bool = False  # σ·t·max(σ, t) lost top-1 on every dev set (e.g. MSC L2 .883 -> .855)
@@ -99,4 +100,5 @@ class RetrievalConfig:
 def naive_hybrid() -> RetrievalConfig:
     """The baseline the issue measures against: BM25 + TF-IDF + flat MiniLM fused by RRF, nothing after."""
     return RetrievalConfig(hierarchical=False, tool2vec=False, rerank=False, dice=False, intent=False, expansion=False,
-                           decompose=False, adaptive_k=False, fusion="rrf", rrf_k=60, depth=50, w_sparse=0.35)
+                           decompose=False, adaptive_k=False, query_adapter=False, fusion="rrf", rrf_k=60, depth=50,
+                           w_sparse=0.35)

@@ -30,6 +30,7 @@ from votr_mcp.retrieval.features import Ranking, ToolFeatures
 from votr_mcp.retrieval.formulas import dice, near_best
 from votr_mcp.retrieval.fusion import Fused, fuse, fused_head, whole_vector
 from votr_mcp.retrieval.merge import merge_task
+from votr_mcp.retrieval.query_adapter import Adapts, shipped_adapter
 from votr_mcp.retrieval.rerank import GROUPS, QueryView, RerankModel, head_features, shipped_rerank
 from votr_mcp.retrieval.intent import split_needs
 from votr_mcp.retrieval.result import Hit, Need, SearchResult
@@ -53,11 +54,12 @@ class Retriever:
     def __init__(self, catalog: Catalog, lexical: LexicalIndex, dense: DenseIndex | None, *, embedder: Embedder | None,
                  cache: EmbeddingCache, config: RetrievalConfig, calibration: Calibration | None,
                  features: ToolFeatures | None = None, names: Mapping[ToolKey, str] | None = None,
-                 rerank: RerankModel | None = None) -> None:
+                 rerank: RerankModel | None = None, adapter: Adapts | None = None) -> None:
         self.catalog = catalog
         self.config = config
         self.calibration = calibration
         self.rerank = rerank
+        self.adapter = adapter
         self.embedder = embedder
         self.cache = cache
         self._lexical = lexical
@@ -75,9 +77,11 @@ class Retriever:
     def build(cls, catalog: Catalog, *, embedder: Embedder | None = None, cache: EmbeddingCache | None = None,
               config: RetrievalConfig | None = None,
               calibration: Calibration | None | Literal["shipped"] = "shipped",
-              rerank: RerankModel | None | Literal["shipped"] = "shipped") -> "Retriever":
+              rerank: RerankModel | None | Literal["shipped"] = "shipped",
+              adapter: Adapts | None | Literal["shipped"] = "shipped") -> "Retriever":
         """Index a catalog. Without an embedder the retriever is lexical-only (``dense_ready`` False)
-        until :meth:`with_embedder`; ``"shipped"`` uses the packaged calibration.json / rerank.json."""
+        until :meth:`with_embedder`; ``"shipped"`` uses the packaged calibration.json / rerank.json /
+        query_adapter.npz."""
         if len(catalog) == 0:
             raise RetrievalError("cannot build a retriever over an empty catalog; load at least one tool")
         cache = cache if cache is not None else MemoryEmbeddingCache()
@@ -86,8 +90,10 @@ class Retriever:
             calibration = shipped_calibration()
         if rerank == "shipped":
             rerank = shipped_rerank()
+        if adapter == "shipped":
+            adapter = shipped_adapter()
         return cls(catalog, build_lexical(catalog), dense, embedder=embedder, cache=cache,
-                   config=config or RetrievalConfig(), calibration=calibration, rerank=rerank)
+                   config=config or RetrievalConfig(), calibration=calibration, rerank=rerank, adapter=adapter)
 
     def _copy(self, **changes: object) -> "Retriever":
         new = object.__new__(Retriever)
@@ -98,7 +104,7 @@ class Retriever:
     def with_catalog(self, catalog: Catalog) -> "Retriever":
         """A retriever over a new catalog; only tools whose embedded text changed are re-embedded."""
         return Retriever.build(catalog, embedder=self.embedder if self._dense is not None else None, cache=self.cache,
-                               config=self.config, calibration=self.calibration, rerank=self.rerank)
+                               config=self.config, calibration=self.calibration, rerank=self.rerank, adapter=self.adapter)
 
     def with_tools_changed(self, changed: Sequence[Tool] = (), removed: Collection[ToolKey] = ()) -> "Retriever":
         """A retriever with some tools replaced, added or removed, without a full rebuild: untouched
@@ -129,6 +135,7 @@ class Retriever:
             dense = restack_dense(self._dense, catalog, rows, self.embedder, self.cache)
         return Retriever(catalog, lexical, dense, embedder=self.embedder, cache=self.cache, config=self.config,
                          calibration=self.calibration, features=self._features.restack(tools, rows), rerank=self.rerank,
+                         adapter=self.adapter,
                          # Same keys (a changed definition, the usual list_changed case): same call names.
                          names=self.call_names if len(self.call_names) == len(catalog) and all(
                              t.key in self.call_names for t in catalog) else None)
@@ -148,9 +155,19 @@ class Retriever:
     def with_rerank(self, rerank: RerankModel | None) -> "Retriever":
         return self._copy(rerank=rerank)
 
+    def with_adapter(self, adapter: Adapts | None) -> "Retriever":
+        return self._copy(adapter=adapter)
+
     @property
     def dense_ready(self) -> bool:
         return self._dense is not None
+
+    @property
+    def tool_vectors(self) -> NDArray[np.float32] | None:
+        """The tool matrix the dense list scores against (None when dense is not ready)."""
+        if self._dense is None:
+            return None
+        return self._dense.tools_t2v if self.config.tool2vec else self._dense.tools
 
     def __repr__(self) -> str:
         return f"Retriever({len(self.catalog)} tools, dense={'ready' if self.dense_ready else 'off'})"
@@ -267,10 +284,18 @@ class Retriever:
                              server_cosine=f.server_cosine[self._server_of[head]] if f.server_cosine is not None else np.zeros(n),
                              bm25=f.bm25[head], tfidf=f.lexical[head])
 
+    def _adapted(self, text: str, vec: NDArray[np.float32] | None) -> NDArray[np.float32] | None:
+        """The query vector the dense list reads: corrected by the query adapter when it is on and
+        was fit for this embedding model."""
+        a = self.adapter
+        if vec is None or a is None or not self.config.query_adapter or self._dense is None or a.model_id != self._dense.model_id:
+            return vec
+        return a.adapt(text, vec)
+
     def _rank(self, text: str, vec: NDArray[np.float32] | None, allowed: NDArray[np.bool_] | None,
               hints: Sequence[NDArray[np.float64]], rerank: bool = True) -> Ranking:
         cfg = self.config
-        f = fuse(text, vec, self._lexical, self._dense, cfg, allowed, hints)
+        f = fuse(text, self._adapted(text, vec), self._lexical, self._dense, cfg, allowed, hints)
         reranking = rerank and cfg.rerank and self.rerank is not None
         head = fused_head(f, max(cfg.rerank_head if reranking else 0, cfg.ranked_size))
         if len(head) == 0:
@@ -295,7 +320,8 @@ class Retriever:
         use_dense = self.config.dense and self._dense is not None
         needs = self.needs_of(query)
         vectors = self._vectors(query, needs, _texts(query, needs), query_vectors, use_dense)
-        f = fuse(query, vectors.get(query) if use_dense else None, self._lexical, self._dense, self.config, None, ())
+        f = fuse(query, self._adapted(query, vectors.get(query)) if use_dense else None, self._lexical, self._dense,
+                 self.config, None, ())
         head = fused_head(f, size or self.config.rerank_head)
         return [self.catalog[int(i)].key for i in head], self._head_features(query, f, head)
 

@@ -1,0 +1,145 @@
+"""Fit the query adapter on the dev split of one or more benchmark sets.
+
+Only dev rows are read: answerable rows searched on their own (one step; whole tasks are left
+out, their text names several tools). Each set contributes its query vectors, its gold tools'
+rows and its own catalog's tool vectors (the softmax runs over the whole catalog, so every other
+tool is a negative). The loss of each set is averaged over its rows and the sets are weighed
+equally, so MetaTool's thousands of rows do not decide alone. The optimisation is full-batch
+Adam with a fixed seed: the same rows give the same factors on one machine, to about 1e-4
+elsewhere. torch (already installed for sentence-transformers) is imported only here.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from numpy.typing import NDArray
+
+from votr_mcp.evaluation.adapter import PipelineFactory
+from votr_mcp.evaluation.data import load_queries, select_split
+from votr_mcp.evaluation.harness import build_units, cap_per_kind
+from votr_mcp.index.dense import MINILM_ID, embed_cached
+from votr_mcp.retrieval.query_adapter import FOLDS, SHIPPED_ADAPTER, QueryAdapter, fold_of
+
+__all__ = ["AdapterRows", "adapter_rows", "collect_adapter_rows", "fit_adapter", "fit_adapter_on", "leave_one_set_out"]
+
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass(frozen=True, slots=True)
+class AdapterRows:
+    """One set's fitting material: query texts and vectors, each query's gold rows, the catalog's tool vectors."""
+
+    name: str
+    texts: list[str]
+    queries: NDArray[np.float32]
+    gold: list[list[int]]
+    tools: NDArray[np.float32]
+
+    def subset(self, keep: Sequence[bool]) -> "AdapterRows":
+        idx = [i for i, k in enumerate(keep) if k]
+        return AdapterRows(self.name, [self.texts[i] for i in idx], self.queries[idx], [self.gold[i] for i in idx], self.tools)
+
+
+def adapter_rows(data: Path, factory: PipelineFactory, limit: int | None) -> AdapterRows:
+    """The single answerable dev rows of one set whose gold tool is in its catalog."""
+    retriever = factory.retriever
+    if retriever.embedder is None or retriever.tool_vectors is None:
+        raise RuntimeError("fitting the query adapter needs the embedding model; the retriever has none")
+    rows = cap_per_kind(select_split(load_queries(data / "queries.jsonl"), "dev"), limit)
+    units = [u for u in build_units(rows) if not u.whole_task and len(u.steps) == 1 and u.steps[0]]
+    gold = [sorted(p for k in u.steps[0] if (p := retriever.catalog.position(k)) is not None) for u in units]
+    units, gold = [u for u, g in zip(units, gold) if g], [g for g in gold if g]
+    texts = [u.query for u in units]
+    queries = embed_cached(retriever.embedder, texts, factory.cache)
+    return AdapterRows(data.name, texts, queries, gold, np.asarray(retriever.tool_vectors, dtype=np.float32))
+
+
+def collect_adapter_rows(datas: Sequence[Path], *, limit: int | None, cache_dir: Path | None = None,
+                         progress: Progress | None = None) -> list[AdapterRows]:
+    out = []
+    for done, data in enumerate(datas, start=1):
+        # Raw query vectors and the tool matrix are all it reads: no shipped adapter (nor its file) is needed.
+        factory = PipelineFactory.from_data(data, calibration=None, cache_dir=cache_dir, adapter=None)
+        out.append(adapter_rows(data, factory, limit))
+        if progress is not None:
+            progress("sets", done, len(datas))
+    return out
+
+
+def fit_adapter(sets: Sequence[AdapterRows], *, rank: int = 16, l2: float = 0.01, temperature: float = 0.05,
+                steps: int = 200, lr: float = 3e-3, seed: int = 0, model_id: str = MINILM_ID,
+                source: str = "") -> QueryAdapter:
+    """U, V minimising each set's mean softmax cross-entropy of its gold tools (any-of) over its
+    catalog, sets weighed equally, plus ``l2``·‖U·V‖²; V starts at zero, so the fit starts at the identity."""
+    import torch
+
+    sets = [s for s in sets if s.gold]
+    if not sets:
+        raise ValueError("no answerable dev rows to fit the query adapter on")
+    torch.manual_seed(seed)
+    dim = sets[0].queries.shape[1]
+    u = torch.nn.Parameter(torch.randn(dim, rank) * 0.01)
+    v = torch.nn.Parameter(torch.zeros(rank, dim))
+    batches = []
+    for s in sets:
+        mask = torch.zeros(len(s.gold), len(s.tools), dtype=torch.bool)
+        for i, rows in enumerate(s.gold):
+            mask[i, rows] = True
+        batches.append((torch.from_numpy(np.ascontiguousarray(s.queries)), torch.from_numpy(np.ascontiguousarray(s.tools)), mask))
+    optimiser = torch.optim.Adam([u, v], lr=lr)
+    for _ in range(steps):
+        optimiser.zero_grad()
+        loss = l2 * (u @ v).pow(2).sum()
+        for q, tools, mask in batches:
+            adapted = torch.nn.functional.normalize(q + q @ u @ v, dim=1)
+            logits = adapted @ tools.T / temperature
+            gold = torch.logsumexp(logits.masked_fill(~mask, float("-inf")), dim=1)
+            loss = loss + (torch.logsumexp(logits, dim=1) - gold).mean() / len(batches)
+        loss.backward()
+        optimiser.step()
+    return QueryAdapter(u.detach().numpy().astype(np.float32), v.detach().numpy().astype(np.float32), model_id, source)
+
+
+def _top(adapter: QueryAdapter | None, s: AdapterRows) -> tuple[float, float]:
+    """Dense-only top-1 and top-5 of a set's rows, with or without the adapter."""
+    q = s.queries if adapter is None else np.stack([adapter.adapt(t, v) for t, v in zip(s.texts, s.queries)])
+    best = np.argsort(-(q @ s.tools.T), axis=1)[:, :5]
+    top1 = float(np.mean([b[0] in g for b, g in zip(best, s.gold)]))
+    top5 = float(np.mean([bool(set(b.tolist()) & set(g)) for b, g in zip(best, s.gold)]))
+    return top1, top5
+
+
+def leave_one_set_out(sets: Sequence[AdapterRows], **options: object) -> dict[str, tuple[tuple[float, float], tuple[float, float]]]:
+    """Per set: dense-only (top-1, top-5) on its dev rows without the adapter, and with an adapter
+    fit on the OTHER sets only: whether the map carries over to a set it never saw."""
+    out = {}
+    for held in sets:
+        if len(sets) < 2:
+            break
+        adapter = fit_adapter([s for s in sets if s is not held], **options)  # type: ignore[arg-type]
+        out[held.name] = (_top(None, held), _top(adapter, held))
+    return out
+
+
+def fit_adapter_on(datas: Sequence[Path], *, limit: int | None = None, rank: int = 16, l2: float = 0.01, folds: int = FOLDS,
+                   out: Path | None = None, cache_dir: Path | None = None, progress: Progress | None = None,
+                   collected: list[AdapterRows] | None = None) -> tuple[QueryAdapter, Path, dict[str, int]]:
+    """Fit on the dev rows of every set in ``datas``, plus one held-out fit per fold for cross-fitting, and save."""
+    sets = collected if collected is not None else collect_adapter_rows(datas, limit=limit, cache_dir=cache_dir,
+                                                                        progress=progress)
+    source = (f"votr-mcp fit-adapter on the dev split of {'+'.join(d.name for d in datas)}"
+              + (f", at most {limit} tasks per kind" if limit else "") + f", rank {rank}, l2 {l2}"
+              + f", {time.strftime('%Y-%m-%d', time.gmtime())}")
+    held = tuple(fit_adapter([s.subset([fold_of(t, folds) != f for t in s.texts]) for s in sets], rank=rank, l2=l2)
+                 for f in range(folds))
+    full = fit_adapter(sets, rank=rank, l2=l2)
+    adapter = QueryAdapter(full.u, full.v, full.model_id, source, held)
+    target = out or SHIPPED_ADAPTER
+    target.parent.mkdir(parents=True, exist_ok=True)
+    adapter.save(target)
+    return adapter, target, {s.name: len(s.gold) for s in sets}
