@@ -205,9 +205,10 @@ def check_adapter(bench: Path, cache: Path) -> dict[str, Any] | None:
 def adapter_text(check: dict[str, Any] | None) -> str:
     if check is None:
         return "**Query adapter.** None shipped: query vectors are used as the model gives them."
-    head = (f"**Query adapter.** Shipped `src/votr_mcp/retrieval/query_adapter.npz` corrects each query vector by a "
-            f"low-rank map before the dense list ({check['source']}); the rerank and calibration were fit with each dev "
-            "text adapted by the fit that left its fold out.")
+    head = (f"**Query adapter.** Shipped `src/votr_mcp/retrieval/query_adapter.npz`, a low-rank map of query vectors "
+            f"({check['source']}), acts only when the `query_adapter` stage is on (off by default: it helps the sets it "
+            "was fit on, not the held-out registry; the ablation's `+ query_adapter` rows measure it). When it is on, "
+            "the rerank and calibration fits adapt each dev text by the fit that left its fold out.")
     if check["command"] is None:
         return head + " Its source does not name a `votr-mcp fit-adapter` recipe, so this run could not refit it."
     verdict = ("gives the same map" if check["reproduced"] else "gives a different map") + \

@@ -69,7 +69,7 @@ def test_the_shipped_adapter_fits_minilm_and_carries_held_out_fits_for_cross_fit
 def test_the_pipeline_ranks_by_the_adapted_vector_only_when_the_stage_is_on(small_catalog, embedder):
     # U·V = −2·I sends q to −q: the dense list turns upside down, so the top tool must change.
     flip = QueryAdapter(np.eye(384, dtype=np.float32), -2 * np.eye(384, dtype=np.float32), MINILM_ID)
-    dense_only = RetrievalConfig(bm25=False, sparse=False, rerank=False, decompose=False)
+    dense_only = RetrievalConfig(bm25=False, sparse=False, rerank=False, decompose=False, query_adapter=True)
     plain = Retriever.build(small_catalog, embedder=embedder, calibration=None, config=dense_only, adapter=None)
     flipped = plain.with_adapter(flip)
     query = "show me the open pull requests of my repo"

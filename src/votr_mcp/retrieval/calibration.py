@@ -357,11 +357,6 @@ def fit(
                 scores = np.array([1.0 - _gold_p(r, g, temperature, mix) for r, g in halves[fit_half]])
                 q = conformal_quantile(scores, coverage)
                 mean_k += _mean_k([r for r, _ in halves[use_half]], 1.0 - q, temperature, mix) / 2
-            # The shipped q̂ comes from every row; at a tiny temperature one more gold row with p = 0
-            # sends it to 1 and k to 5 everywhere, though each half's q̂ was just below 1. Judge a pair
-            # by the worse of the cross-fitted k and the k that q̂ on all rows gives.
-            q_all = conformal_quantile(np.array([1.0 - _gold_p(r, g, temperature, mix) for r, g in reachable]), coverage)
-            mean_k = max(mean_k, _mean_k([r for r, _ in reachable], _set_threshold(q_all), temperature, mix))
             if best is None or mean_k < best[0] - 1e-9:
                 best = (mean_k, temperature, mix)
     assert best is not None

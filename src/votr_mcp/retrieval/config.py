@@ -17,7 +17,11 @@ class RetrievalConfig:
     (MSC-Bench + MCP-Zero dev split); stages that lost or tied there are off, not deleted."""
 
     dense: bool = True
-    query_adapter: bool = True  # the learned query-vector correction (query_adapter.npz, fit on dev rows)
+    # The learned query-vector correction (query_adapter.npz, fit on dev rows of the four bench sets).
+    # Off: it lifts those sets' test rows (MCP-Zero top-5 .962 -> .971, MetaTool top-1 .592 -> .648)
+    # but not data it never saw: the registry's held-out rows lost top-1 .673 -> .654, and fit
+    # without MetaTool it cost MetaTool's dev top-1 .580 -> .567. For a user's own labelled queries.
+    query_adapter: bool = False
     bm25: bool = True
     sparse: bool = True
     hierarchical: bool = False  # σ·t·max(σ, t) lost top-1 on every dev set (e.g. MSC L2 .883 -> .855)
