@@ -4,7 +4,8 @@ Per query (and per need of a whole-task query): dense cosine, BM25 and TF-IDF sc
 tools as numpy vectors; each list is cut at ``depth`` with argpartition and fused (by default
 each list's top scores are rescaled to (0, 1] and summed with weights; weighted RRF is the
 alternative; :mod:`votr_mcp.retrieval.fusion`); the learned rerank (:mod:`votr_mcp.retrieval.rerank`)
-reorders the fused head; the ranked list becomes k hand-offs by the calibration, or an abstention.
+reorders the fused head; :mod:`votr_mcp.retrieval.handoff` turns the ranked list into k hand-offs
+by the calibration, or an abstention.
 A whole task's lists (its whole query's and each need's) are merged by :mod:`votr_mcp.retrieval.merge`.
 Hierarchical server→tool fusion lost on dev rows and stays switchable for ablations, off by default."""
 
@@ -24,16 +25,17 @@ from votr_mcp.catalog.models import Tool
 from votr_mcp.index.catalog_index import DenseIndex, LexicalIndex, build_dense, build_lexical, restack_dense, restack_lexical
 from votr_mcp.index.dense import Embedder, EmbeddingCache, MemoryEmbeddingCache
 from votr_mcp.index.tokenize import content_tokens, tokenize
-from votr_mcp.retrieval.calibration import Calibration, abstain_features, abstain_reason, choose_k, confidences, shipped_calibration
+from votr_mcp.retrieval.calibration import Calibration, shipped_calibration
 from votr_mcp.retrieval.config import RetrievalConfig
 from votr_mcp.retrieval.features import Ranking, ToolFeatures
 from votr_mcp.retrieval.formulas import dice, near_best
 from votr_mcp.retrieval.fusion import Fused, fuse, fused_head, whole_vector
+from votr_mcp.retrieval.handoff import HandOff
 from votr_mcp.retrieval.merge import merge_task
 from votr_mcp.retrieval.query_adapter import Adapts, shipped_adapter
 from votr_mcp.retrieval.rerank import GROUPS, QueryView, RerankModel, head_features, shipped_rerank
 from votr_mcp.retrieval.intent import split_needs
-from votr_mcp.retrieval.result import Hit, Need, SearchResult
+from votr_mcp.retrieval.result import SearchResult
 
 __all__ = ["Retriever", "Exclude"]
 
@@ -214,10 +216,12 @@ class Retriever:
         allowed = self._allowed(exclude)
         hint = self._hint_scores(server_intent, tool_intent, vectors if use_dense else {})
         whole = self._rank(query, vectors.get(query) if use_dense else None, allowed, hint)
+        handoff = HandOff(self.catalog, self.call_names, cfg, self.calibration, self._dense, use_dense)
         if len(needs) == 1:
-            return self._single(query, whole, use_dense, max_results)
+            return handoff.single(query, whole, max_results)
         rankings = [self._rank(n, vectors.get(n) if use_dense else None, allowed, hint, cfg.rerank_needs) for n in needs]
-        return self._multi(query, needs, whole, rankings, use_dense, max_results)
+        merged = merge_task(whole, rankings, self._server_of, len(self._server_row), cfg)
+        return handoff.multi(query, needs, whole, rankings, merged, max_results)
 
     def _vectors(self, query: str, needs: Sequence[str], texts: Sequence[str],
                  given: Mapping[str, NDArray[np.float32]] | None, use_dense: bool) -> dict[str, NDArray[np.float32]]:
@@ -324,95 +328,3 @@ class Retriever:
                  self.config, None, ())
         head = fused_head(f, size or self.config.rerank_head)
         return [self.catalog[int(i)].key for i in head], self._head_features(query, f, head)
-
-    def _hits(self, ranking: Ranking, limit: int, p: NDArray[np.float64] | None, threshold: float | None,
-              need: int | None) -> list[Hit]:
-        out = []
-        for j, i in enumerate(ranking.order[:limit]):
-            tool = self.catalog[int(i)]
-            conf = float(p[j]) if p is not None else None
-            tier = "unknown"
-            if conf is not None and threshold is not None:
-                tier = "high" if conf >= max(0.5, threshold) else "medium" if conf >= threshold else "low"
-            out.append(Hit(tool, self.call_names[tool.key], float(ranking.fused[j]), conf, tier, need))
-        return out
-
-    def _decide(self, ranking: Ranking, use_dense: bool, max_results: int | None) -> tuple[int, NDArray[np.float64] | None, str]:
-        """(k, confidences, reason): k = 0 means abstain."""
-        cfg, cal = self.config, self.calibration
-        if len(ranking.order) == 0:
-            return 0, None, "no tool shares a word or meaning with the query"
-        relative = ranking.fused / ranking.fused[0]
-        if not use_dense or cal is None:
-            k = cfg.default_k
-            why = "dense index not ready; fixed k" if not use_dense else "no calibration; fixed k"
-            return min(k, max_results or k, len(ranking.order)), None, why
-        p = confidences(ranking.cosines, relative, cal.temperature, cal.mix)
-        score = cal.abstain_score(ranking.cosines, ranking.lexical)
-        if score < cal.abstain_threshold:
-            return 0, p, abstain_reason(score, cal.abstain_threshold, abstain_features(ranking.cosines),
-                                        [self.call_names[self.catalog[int(i)].key] for i in ranking.order[:3]])
-        k = choose_k(p, cal.set_threshold) if cfg.adaptive_k else cfg.default_k
-        return min(k, max_results or k, len(ranking.order)), p, f"adaptive k at {cal.coverage:.0%} coverage" if cfg.adaptive_k else "fixed k"
-
-    def _expand(self, hits: list[Hit], ranking: Ranking, p: NDArray[np.float64] | None, need: int | None) -> list[Hit]:
-        """Add same-capability tools of other servers that sit in the ranked list (overlap expansion)."""
-        if not self.config.expansion or self._dense is None or not hits:
-            return hits
-        d, cfg = self._dense, self.config
-        chosen = [self.catalog.position(h.key) for h in hits]
-        extra: list[Hit] = []
-        for j, i in enumerate(ranking.order):
-            if len(extra) >= cfg.expansion_max or i in chosen:
-                continue
-            sims = d.tools[chosen] @ d.tools[i]
-            if float(sims.max()) >= cfg.expansion_cosine and self.catalog[int(i)].server not in {h.tool.server for h in hits}:
-                tool = self.catalog[int(i)]
-                conf = float(p[j]) if p is not None else None
-                extra.append(Hit(tool, self.call_names[tool.key], float(ranking.fused[j]), conf, "medium", need))
-        return hits + extra
-
-    def _result_parts(self, ranking: Ranking, use_dense: bool, max_results: int | None, need: int | None) -> tuple[list[Hit], list[Hit], str]:
-        k, p, reason = self._decide(ranking, use_dense, max_results)
-        threshold = self.calibration.set_threshold if (self.calibration and p is not None) else None
-        ranked = self._hits(ranking, len(ranking.order), p, threshold, need)
-        hits = self._expand(ranked[:k], ranking, p, need) if k else []
-        if max_results is not None:
-            hits = hits[:max_results]
-        return hits, ranked, reason
-
-    def _single(self, query: str, ranking: Ranking, use_dense: bool, max_results: int | None) -> SearchResult:
-        hits, ranked, reason = self._result_parts(ranking, use_dense, max_results, None)
-        rel = ranking.fused / ranking.fused[0] if len(ranking.order) else np.zeros(0)
-        tier = hits[0].tier if hits else "none"
-        return SearchResult(query, tuple(hits), tuple(ranked), len(hits), tier, not hits, reason, use_dense,
-                            (), ranking.cosines, rel, ranking.lexical)
-
-    def _multi(self, query: str, needs: list[str], whole: Ranking, rankings: list[Ranking], use_dense: bool,
-               max_results: int | None) -> SearchResult:
-        cfg = self.config
-        groups: list[Need] = []
-        hits: list[Hit] = []
-        seen: set[ToolKey] = set()
-        if cfg.whole_hits:
-            for h in self._result_parts(whole, use_dense, None, None)[0]:
-                seen.add(h.key)
-                hits.append(h)
-        for index, (text, ranking) in enumerate(zip(needs, rankings)):
-            need_hits, need_ranked, _ = self._result_parts(ranking, use_dense, cfg.need_k_max, index)
-            groups.append(Need(text, tuple(need_hits), tuple(need_ranked), not need_hits))
-            for h in need_hits:
-                if h.key not in seen:
-                    seen.add(h.key)
-                    hits.append(h)
-        if max_results is not None:
-            hits = hits[:max_results]
-        merged_ranking = merge_task(whole, rankings, self._server_of, len(self._server_row), cfg)
-        _, ranked, _ = self._result_parts(merged_ranking, use_dense, None, None)
-        abstained = not hits
-        reason = f"{len(needs)} needs; " + ("no need has a fitting tool" if abstained else "tools grouped by need")
-        tier = hits[0].tier if hits else "none"
-        rel = merged_ranking.fused / merged_ranking.fused[0] if len(merged_ranking.order) else np.zeros(0)
-        return SearchResult(query, tuple(hits), tuple(ranked), len(hits), tier, abstained, reason, use_dense,
-                            tuple(groups), merged_ranking.cosines, rel, merged_ranking.lexical)
-

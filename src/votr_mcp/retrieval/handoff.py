@@ -1,0 +1,129 @@
+"""From ranked lists to what a search hands off: adaptive k or abstention, tiers, overlap expansion,
+and a whole task's tools grouped by need.
+
+A :class:`HandOff` holds what one search decides with (catalog, call names, config, calibration,
+the dense index when ready); the Retriever makes one per search, so a retriever copied with
+another config or calibration is never read stale.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from votr_mcp.catalog.models import Catalog, ToolKey
+from votr_mcp.index.catalog_index import DenseIndex
+from votr_mcp.retrieval.calibration import Calibration, abstain_features, abstain_reason, choose_k, confidences
+from votr_mcp.retrieval.config import RetrievalConfig
+from votr_mcp.retrieval.features import Ranking
+from votr_mcp.retrieval.result import Hit, Need, SearchResult
+
+__all__ = ["HandOff", "relative"]
+
+
+def relative(ranking: Ranking) -> NDArray[np.float64]:
+    """Each ranked score over the best one (empty for an empty list)."""
+    return ranking.fused / ranking.fused[0] if len(ranking.order) else np.zeros(0)
+
+
+@dataclass(frozen=True, slots=True)
+class HandOff:
+    catalog: Catalog
+    call_names: Mapping[ToolKey, str]
+    config: RetrievalConfig
+    calibration: Calibration | None
+    dense: DenseIndex | None
+    use_dense: bool
+
+    def hits(self, ranking: Ranking, limit: int, p: NDArray[np.float64] | None, threshold: float | None,
+             need: int | None) -> list[Hit]:
+        out = []
+        for j, i in enumerate(ranking.order[:limit]):
+            tool = self.catalog[int(i)]
+            conf = float(p[j]) if p is not None else None
+            tier = "unknown"
+            if conf is not None and threshold is not None:
+                tier = "high" if conf >= max(0.5, threshold) else "medium" if conf >= threshold else "low"
+            out.append(Hit(tool, self.call_names[tool.key], float(ranking.fused[j]), conf, tier, need))
+        return out
+
+    def decide(self, ranking: Ranking, max_results: int | None) -> tuple[int, NDArray[np.float64] | None, str]:
+        """(k, confidences, reason): k = 0 means abstain."""
+        cfg, cal = self.config, self.calibration
+        if len(ranking.order) == 0:
+            return 0, None, "no tool shares a word or meaning with the query"
+        if not self.use_dense or cal is None:
+            k = cfg.default_k
+            why = "dense index not ready; fixed k" if not self.use_dense else "no calibration; fixed k"
+            return min(k, max_results or k, len(ranking.order)), None, why
+        p = confidences(ranking.cosines, relative(ranking), cal.temperature, cal.mix)
+        score = cal.abstain_score(ranking.cosines, ranking.lexical)
+        if score < cal.abstain_threshold:
+            return 0, p, abstain_reason(score, cal.abstain_threshold, abstain_features(ranking.cosines),
+                                        [self.call_names[self.catalog[int(i)].key] for i in ranking.order[:3]])
+        k = choose_k(p, cal.set_threshold) if cfg.adaptive_k else cfg.default_k
+        return min(k, max_results or k, len(ranking.order)), p, f"adaptive k at {cal.coverage:.0%} coverage" if cfg.adaptive_k else "fixed k"
+
+    def expand(self, hits: list[Hit], ranking: Ranking, p: NDArray[np.float64] | None, need: int | None) -> list[Hit]:
+        """Add same-capability tools of other servers that sit in the ranked list (overlap expansion)."""
+        if not self.config.expansion or self.dense is None or not hits:
+            return hits
+        d, cfg = self.dense, self.config
+        chosen = [self.catalog.position(h.key) for h in hits]
+        extra: list[Hit] = []
+        for j, i in enumerate(ranking.order):
+            if len(extra) >= cfg.expansion_max or i in chosen:
+                continue
+            sims = d.tools[chosen] @ d.tools[i]
+            if float(sims.max()) >= cfg.expansion_cosine and self.catalog[int(i)].server not in {h.tool.server for h in hits}:
+                tool = self.catalog[int(i)]
+                conf = float(p[j]) if p is not None else None
+                extra.append(Hit(tool, self.call_names[tool.key], float(ranking.fused[j]), conf, "medium", need))
+        return hits + extra
+
+    def parts(self, ranking: Ranking, max_results: int | None, need: int | None) -> tuple[list[Hit], list[Hit], str]:
+        """(handed-off hits, the whole ranked list as hits, reason) of one ranked list."""
+        k, p, reason = self.decide(ranking, max_results)
+        threshold = self.calibration.set_threshold if (self.calibration and p is not None) else None
+        ranked = self.hits(ranking, len(ranking.order), p, threshold, need)
+        hits = self.expand(ranked[:k], ranking, p, need) if k else []
+        if max_results is not None:
+            hits = hits[:max_results]
+        return hits, ranked, reason
+
+    def single(self, query: str, ranking: Ranking, max_results: int | None) -> SearchResult:
+        hits, ranked, reason = self.parts(ranking, max_results, None)
+        tier = hits[0].tier if hits else "none"
+        return SearchResult(query, tuple(hits), tuple(ranked), len(hits), tier, not hits, reason, self.use_dense,
+                            (), ranking.cosines, relative(ranking), ranking.lexical)
+
+    def multi(self, query: str, needs: list[str], whole: Ranking, rankings: list[Ranking], merged: Ranking,
+              max_results: int | None) -> SearchResult:
+        """A whole task: the whole query's own hits (if ``whole_hits``), then each need's, grouped by need;
+        ``merged`` (the task's merged list) is what the result ranks."""
+        cfg = self.config
+        groups: list[Need] = []
+        hits: list[Hit] = []
+        seen: set[ToolKey] = set()
+        if cfg.whole_hits:
+            for h in self.parts(whole, None, None)[0]:
+                seen.add(h.key)
+                hits.append(h)
+        for index, (text, ranking) in enumerate(zip(needs, rankings)):
+            need_hits, need_ranked, _ = self.parts(ranking, cfg.need_k_max, index)
+            groups.append(Need(text, tuple(need_hits), tuple(need_ranked), not need_hits))
+            for h in need_hits:
+                if h.key not in seen:
+                    seen.add(h.key)
+                    hits.append(h)
+        if max_results is not None:
+            hits = hits[:max_results]
+        _, ranked, _ = self.parts(merged, None, None)
+        abstained = not hits
+        reason = f"{len(needs)} needs; " + ("no need has a fitting tool" if abstained else "tools grouped by need")
+        tier = hits[0].tier if hits else "none"
+        return SearchResult(query, tuple(hits), tuple(ranked), len(hits), tier, abstained, reason, self.use_dense,
+                            tuple(groups), merged.cosines, relative(merged), merged.lexical)
