@@ -5,8 +5,20 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
-__all__ = ["cache_dir", "check_fit_inputs"]
+__all__ = ["add_fit_arguments", "cache_dir", "check_fit_inputs"]
+
+
+def add_fit_arguments(parser: Any, shipped: str,
+                      limit_help: str = "at most N dev tasks per kind and set, chosen by hash") -> None:
+    """The options every fitting command takes: --data (repeatable), --limit, --out (default: the
+    ``shipped`` file inside the package) and --cache-dir."""
+    parser.add_argument("--data", required=True, type=Path, action="append",
+                        help="folder with tools.jsonl and queries.jsonl (repeatable)")
+    parser.add_argument("--limit", type=int, metavar="N", help=limit_help)
+    parser.add_argument("--out", type=Path, help=f"where to write (default: the {shipped} shipped with the package)")
+    parser.add_argument("--cache-dir", type=Path, help="embedding cache folder (default: the user cache dir; env VOTR_CACHE_DIR)")
 
 
 def cache_dir(arg: Path | None) -> Path:

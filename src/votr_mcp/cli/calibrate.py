@@ -11,6 +11,8 @@ __all__ = ["register", "run"]
 
 
 def register(subparsers: Any) -> None:
+    from votr_mcp.cli._paths import add_fit_arguments
+
     parser = subparsers.add_parser(
         "calibrate",
         help="fit adaptive k and abstention on the dev split of one or more query sets",
@@ -18,8 +20,6 @@ def register(subparsers: Any) -> None:
         "set threshold and the abstention threshold on them, and write the calibration file the search "
         "loads. Test rows are never read. Repeat --data to fit on several catalogs at once.",
     )
-    parser.add_argument("--data", required=True, type=Path, action="append",
-                        help="folder with tools.jsonl and queries.jsonl (repeatable)")
     parser.add_argument("--k-data", type=Path, action="append",
                         help="only these --data sets' rows set adaptive k (repeatable); all sets still set abstention")
     parser.add_argument("--coverage", type=float, default=0.97,
@@ -29,10 +29,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--abstain-confidence", type=float, default=0.9,
                         help="probability that the --false-abstain bound holds on new rows, over the draw of the dev "
                         "rows (default 0.9; 0 bounds it only in expectation, which a small set can overshoot)")
-    parser.add_argument("--limit", type=int, metavar="N",
-                        help="at most N dev tasks per kind and set, chosen by hash, so one big set cannot outweigh the rest")
-    parser.add_argument("--out", type=Path, help="where to write (default: the calibration shipped with the package)")
-    parser.add_argument("--cache-dir", type=Path, help="embedding cache folder (default: the user cache dir; env VOTR_CACHE_DIR)")
+    add_fit_arguments(parser, "calibration",
+                      "at most N dev tasks per kind and set, chosen by hash, so one big set cannot outweigh the rest")
     parser.set_defaults(handler=run)
 
 

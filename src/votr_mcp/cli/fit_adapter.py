@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Any
 
 __all__ = ["register", "run"]
 
 
 def register(subparsers: Any) -> None:
+    from votr_mcp.cli._paths import add_fit_arguments
+
     parser = subparsers.add_parser(
         "fit-adapter",
         help="fit the query-vector adapter on the dev split of one or more query sets",
@@ -19,16 +20,12 @@ def register(subparsers: Any) -> None:
         "plus one fit per fold without that fold, for cross-fitting. Test rows are never read. Refit the rerank "
         "(votr-mcp fit-rerank) and then the calibration (votr-mcp calibrate) afterwards: both read the adapted cosines.",
     )
-    parser.add_argument("--data", required=True, type=Path, action="append",
-                        help="folder with tools.jsonl and queries.jsonl (repeatable)")
-    parser.add_argument("--limit", type=int, metavar="N", help="at most N dev tasks per kind and set, chosen by hash")
     parser.add_argument("--rank", type=int, default=16, help="rank of the correction U·V (default 16)")
     parser.add_argument("--l2", type=float, default=0.01, help="L2 penalty on U·V (default 0.01)")
     parser.add_argument("--cv", action="store_true",
                         help="first print dense-only top-1/top-5 per set on its dev rows, without the adapter and with "
                         "one fit on the other sets only (leave one set out), to judge whether it carries over")
-    parser.add_argument("--out", type=Path, help="where to write (default: the adapter shipped with the package)")
-    parser.add_argument("--cache-dir", type=Path, help="embedding cache folder (default: the user cache dir; env VOTR_CACHE_DIR)")
+    add_fit_arguments(parser, "adapter")
     parser.set_defaults(handler=run)
 
 

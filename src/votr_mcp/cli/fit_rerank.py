@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Any
 
 __all__ = ["register", "run"]
 
 
 def register(subparsers: Any) -> None:
+    from votr_mcp.cli._paths import add_fit_arguments
+
     parser = subparsers.add_parser(
         "fit-rerank",
         help="fit the learned head rerank on the dev split of one or more query sets",
@@ -19,16 +20,12 @@ def register(subparsers: Any) -> None:
         "file the search loads. Test rows are never read. Refit the calibration afterwards (votr-mcp calibrate): "
         "its thresholds read the reranked scores.",
     )
-    parser.add_argument("--data", required=True, type=Path, action="append",
-                        help="folder with tools.jsonl and queries.jsonl (repeatable)")
-    parser.add_argument("--limit", type=int, metavar="N", help="at most N dev tasks per kind and set, chosen by hash")
     parser.add_argument("--l2", type=float, default=1e-2, help="L2 penalty on the standardised weights (default 0.01)")
     parser.add_argument("--head", type=int, default=20, help="fused candidates the rerank reorders (default 20)")
     parser.add_argument("--cv", type=int, default=0, metavar="R",
                         help="first print top-1 per set on held-out halves of the dev rows, R rounds of 2 folds "
                         "(rerank fit on the other half, and the fusion alone), to judge a change to the fit")
-    parser.add_argument("--out", type=Path, help="where to write (default: the rerank model shipped with the package)")
-    parser.add_argument("--cache-dir", type=Path, help="embedding cache folder (default: the user cache dir; env VOTR_CACHE_DIR)")
+    add_fit_arguments(parser, "rerank model")
     parser.set_defaults(handler=run)
 
 
