@@ -163,3 +163,14 @@ def test_every_query_is_scored_with_its_dense_vector(retriever, query):
     vectors = retriever.embed(texts)
     for result in (retriever.search(query), retriever.search(query, query_vectors=vectors)):
         assert result.dense_used and result.cosines[0] > 0.1  # 0.0 when no vector was found
+
+
+def test_a_closing_full_stop_or_question_mark_does_not_change_what_the_model_reads(retriever):
+    plain = retriever.search("what is the weather going to be in Paris tomorrow")
+    for query in ("what is the weather going to be in Paris tomorrow?", "what is the weather going to be in Paris tomorrow. "):
+        result = retriever.search(query)
+        np.testing.assert_allclose(result.cosines, plain.cosines, atol=1e-6)
+        assert result.ranked_keys == plain.ranked_keys
+    vectors = retriever.embed(["read a file.", "read a file", "read a file, then stop"])
+    np.testing.assert_allclose(vectors["read a file."], vectors["read a file"], atol=1e-6)
+    assert float(vectors["read a file"] @ vectors["read a file, then stop"]) < 0.999

@@ -17,7 +17,7 @@ from numpy.typing import NDArray
 
 from votr_mcp.catalog import Catalog, load_catalog
 from votr_mcp.evaluation.harness import Returned, Unit
-from votr_mcp.index.dense import EmbeddingCache, FileEmbeddingCache, MemoryEmbeddingCache, MiniLMEmbedder, embed_cached
+from votr_mcp.index.dense import EmbeddingCache, FileEmbeddingCache, MemoryEmbeddingCache, MiniLMEmbedder
 from votr_mcp.retrieval import STAGES, Calibration, RetrievalConfig, Retriever, naive_hybrid
 from votr_mcp.retrieval.query_adapter import QueryAdapter
 
@@ -147,8 +147,7 @@ class PipelineFactory:
         variants = [self.retriever.with_config(c) for c in self.configs.values() if c.dense]
         per_unit = [list(dict.fromkeys(t for v in variants for t in v.texts_for(u.query))) for u in units]
         texts = list(dict.fromkeys(t for texts in per_unit for t in texts))
-        matrix = embed_cached(self.retriever.embedder, texts, self.cache)
-        by_text = dict(zip(texts, matrix))
+        by_text = self.retriever.embed(texts, self.cache)
         return [{t: by_text[t] for t in texts} for texts in per_unit]
 
     def not_ablated(self) -> dict[str, str]:

@@ -23,7 +23,8 @@ from votr_mcp.catalog.naming import call_names
 from votr_mcp.errors import RetrievalError
 from votr_mcp.catalog.models import Tool
 from votr_mcp.index.catalog_index import DenseIndex, LexicalIndex, build_dense, build_lexical, restack_dense, restack_lexical
-from votr_mcp.index.dense import Embedder, EmbeddingCache, MemoryEmbeddingCache
+from votr_mcp.index.dense import Embedder, EmbeddingCache, MemoryEmbeddingCache, embed_cached
+from votr_mcp.index.text import query_dense_text
 from votr_mcp.index.tokenize import content_tokens, tokenize
 from votr_mcp.retrieval.calibration import Calibration, shipped_calibration
 from votr_mcp.retrieval.config import RetrievalConfig
@@ -185,18 +186,15 @@ class Retriever:
         the query, or its needs when it names several (the whole query's vector is then their mean)."""
         return _texts(query, self.needs_of(query), server_intent, tool_intent)
 
-    def embed(self, texts: Sequence[str]) -> dict[str, NDArray[np.float32]]:
-        """Query vectors by text, in one encode call (empty when dense is not ready)."""
+    def embed(self, texts: Sequence[str], cache: EmbeddingCache | None = None) -> dict[str, NDArray[np.float32]]:
+        """Query vectors keyed by text, in one encode call (empty when dense is not ready). The model
+        reads each text as :func:`query_dense_text` gives it; ``cache`` (evaluation runs) keeps them."""
         if self.embedder is None or self._dense is None or not texts:
             return {}
         unique = list(dict.fromkeys(texts))
-        return dict(zip(unique, self.embedder.encode(unique)))
-
-    def embed_queries(self, texts: Sequence[str]) -> NDArray[np.float32]:
-        """Query vectors as an (n, d) matrix in one encode call; raises when dense is not ready."""
-        if self.embedder is None or self._dense is None:
-            raise RetrievalError("dense retrieval is not ready (no embedder); build the Retriever with embedder=MiniLMEmbedder()")
-        return self.embedder.encode(list(texts))
+        read = [query_dense_text(t) for t in unique]
+        matrix = embed_cached(self.embedder, read, cache) if cache is not None else self.embedder.encode(read)
+        return dict(zip(unique, matrix))
 
     # ---- search -------------------------------------------------------------------------------
 
