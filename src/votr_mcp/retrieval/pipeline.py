@@ -35,7 +35,7 @@ from votr_mcp.retrieval.handoff import HandOff
 from votr_mcp.retrieval.merge import merge_task
 from votr_mcp.retrieval.query_adapter import Adapts, shipped_adapter
 from votr_mcp.retrieval.rerank import GROUPS, QueryView, RerankModel, head_features, shipped_rerank
-from votr_mcp.retrieval.intent import split_needs
+from votr_mcp.retrieval.intent import lead_clause, split_needs
 from votr_mcp.retrieval.result import SearchResult
 
 __all__ = ["Retriever", "Exclude"]
@@ -46,9 +46,17 @@ Exclude = Collection[ToolKey] | NDArray[np.bool_]
 """Tools a search must not return: keys, or a boolean mask over catalog positions."""
 
 
-def _texts(query: str, needs: Sequence[str], server_intent: str | None = None, tool_intent: str | None = None) -> list[str]:
-    """The texts a search embeds: the query, or its needs when it names several, then any hints."""
-    return (list(needs) if len(needs) > 1 else [query]) + [t for t in (server_intent, tool_intent) if t]
+def _requests(query: str, needs: Sequence[str]) -> list[str]:
+    """The texts a search ranks by: the query, or its needs when it names several."""
+    return list(needs) if len(needs) > 1 else [query]
+
+
+def _texts(query: str, needs: Sequence[str], server_intent: str | None = None, tool_intent: str | None = None,
+           lead: bool = False) -> list[str]:
+    """The texts a search embeds: its requests (:func:`_requests`), their lead clauses when ``lead``, then any hints."""
+    requests = _requests(query, needs)
+    leads = [c for t in requests if (c := lead_clause(t)) is not None] if lead else []
+    return requests + leads + [t for t in (server_intent, tool_intent) if t]
 
 
 class Retriever:
@@ -184,7 +192,7 @@ class Retriever:
     def texts_for(self, query: str, server_intent: str | None = None, tool_intent: str | None = None) -> list[str]:
         """Every text :meth:`search` embeds for this query, so a caller can embed many queries at once:
         the query, or its needs when it names several (the whole query's vector is then their mean)."""
-        return _texts(query, self.needs_of(query), server_intent, tool_intent)
+        return _texts(query, self.needs_of(query), server_intent, tool_intent, self.config.lead_clause)
 
     def embed(self, texts: Sequence[str], cache: EmbeddingCache | None = None) -> dict[str, NDArray[np.float32]]:
         """Query vectors keyed by text, in one encode call (empty when dense is not ready). The model
@@ -195,6 +203,20 @@ class Retriever:
         read = [query_dense_text(t) for t in unique]
         matrix = embed_cached(self.embedder, read, cache) if cache is not None else self.embedder.encode(read)
         return dict(zip(unique, matrix))
+
+    def with_lead_clauses(self, texts: Sequence[str],
+                          vectors: Mapping[str, NDArray[np.float32]]) -> dict[str, NDArray[np.float32]]:
+        """normalise(v(text) + w · v(lead clause)) for each of ``texts`` that has a lead clause in
+        ``vectors`` (``RetrievalConfig.lead_clause``; empty when that stage is off)."""
+        if not self.config.lead_clause:
+            return {}
+        out: dict[str, NDArray[np.float32]] = {}
+        for text in texts:
+            clause = lead_clause(text)
+            if clause is not None and text in vectors and clause in vectors:
+                v = vectors[text] + self.config.w_lead_clause * vectors[clause]
+                out[text] = (v / np.linalg.norm(v)).astype(np.float32)
+        return out
 
     # ---- search -------------------------------------------------------------------------------
 
@@ -210,7 +232,8 @@ class Retriever:
         cfg = self.config
         use_dense = cfg.dense and self._dense is not None
         needs = self.needs_of(query)
-        vectors = self._vectors(query, needs, _texts(query, needs, server_intent, tool_intent), query_vectors, use_dense)
+        vectors = self._vectors(query, needs, _texts(query, needs, server_intent, tool_intent, cfg.lead_clause), query_vectors,
+                                use_dense)
         allowed = self._allowed(exclude)
         hint = self._hint_scores(server_intent, tool_intent, vectors if use_dense else {})
         whole = self._rank(query, vectors.get(query) if use_dense else None, allowed, hint)
@@ -223,10 +246,12 @@ class Retriever:
 
     def _vectors(self, query: str, needs: Sequence[str], texts: Sequence[str],
                  given: Mapping[str, NDArray[np.float32]] | None, use_dense: bool) -> dict[str, NDArray[np.float32]]:
-        """Vectors by text for one search: ``given`` plus what is missing, and the whole task's mean."""
+        """Vectors by text for one search: ``given`` plus what is missing, each request's with its lead
+        clause added, and the whole task's mean."""
         vectors: dict[str, NDArray[np.float32]] = dict(given or {})
         if use_dense:
             vectors.update(self.embed([t for t in texts if t not in vectors]))
+            vectors.update(self.with_lead_clauses(_requests(query, needs), vectors))
             if len(needs) > 1 and all(n in vectors for n in needs):
                 vectors[query] = whole_vector(needs, vectors)
         return vectors
@@ -321,7 +346,7 @@ class Retriever:
         material :func:`votr_mcp.retrieval.rerank.fit_rerank` learns from."""
         use_dense = self.config.dense and self._dense is not None
         needs = self.needs_of(query)
-        vectors = self._vectors(query, needs, _texts(query, needs), query_vectors, use_dense)
+        vectors = self._vectors(query, needs, _texts(query, needs, lead=self.config.lead_clause), query_vectors, use_dense)
         f = fuse(query, self._adapted(query, vectors.get(query)) if use_dense else None, self._lexical, self._dense,
                  self.config, None, ())
         head = fused_head(f, size or self.config.rerank_head)
