@@ -179,15 +179,15 @@ def test_a_closing_full_stop_or_question_mark_does_not_change_what_the_model_rea
 def test_a_requests_vector_adds_its_lead_clause_only_when_that_stage_is_on(retriever):
     query = "read the file notes.txt from the shared folder with the project plans"
     clause = "read the file notes.txt"
-    assert clause in retriever.texts_for(query)
     off = retriever.with_config(retriever.config.with_(lead_clause=False))
-    assert clause not in off.texts_for(query)
-    raw = retriever.embed([query, clause])
+    on = retriever.with_config(retriever.config.with_(lead_clause=True, w_lead_clause=0.5))
+    assert clause in on.texts_for(query) and clause not in off.texts_for(query)
+    raw = on.embed([query, clause])
     expected = raw[query] + 0.5 * raw[clause]
     expected /= np.linalg.norm(expected)
-    cosines = retriever.tool_vectors @ expected
-    with_lead, without = retriever.search(query), off.search(query)
+    cosines = on.tool_vectors @ expected
+    with_lead, without = on.search(query), off.search(query)
     np.testing.assert_allclose(np.sort(with_lead.cosines)[::-1][:3], np.sort(cosines)[::-1][:3], atol=1e-5)
     assert not np.allclose(np.sort(with_lead.cosines), np.sort(without.cosines))
     short = "list open pull requests"  # no lead clause: the same vector either way
-    np.testing.assert_allclose(retriever.search(short).cosines, off.search(short).cosines, atol=1e-6)
+    np.testing.assert_allclose(on.search(short).cosines, off.search(short).cosines, atol=1e-6)

@@ -57,7 +57,8 @@ def adapter_rows(data: Path, factory: PipelineFactory, limit: int | None) -> Ada
     units, gold = [u for u, g in zip(units, gold) if g], [g for g in gold if g]
     texts = [u.query for u in units]
     # Each text's vector as a single-need search scores it: with its lead clause added when that stage is on.
-    by_text = retriever.embed(texts + [c for t in texts if (c := lead_clause(t)) is not None], factory.cache)
+    leads = [c for t in texts if (c := lead_clause(t)) is not None] if retriever.config.lead_clause else []
+    by_text = retriever.embed(texts + leads, factory.cache)
     by_text.update(retriever.with_lead_clauses(texts, by_text))
     queries = np.stack([by_text[t] for t in texts]).astype(np.float32) if texts else np.zeros((0, 0), dtype=np.float32)
     return AdapterRows(data.name, texts, queries, gold, np.asarray(retriever.tool_vectors, dtype=np.float32))

@@ -17,11 +17,12 @@ class RetrievalConfig:
     (MSC-Bench + MCP-Zero dev split); stages that lost or tied there are off, not deleted."""
 
     dense: bool = True
-    # A request's dense vector is normalise(v(text) + w_lead_clause · v(its lead clause)) when details
-    # follow the action (intent.lead_clause). Dev top-1, nothing refit, w 0.5: MCP-Zero .837 -> .851
-    # (top-5 .972 -> .977), MSC-Bench .938 -> .943 (L1 .971 -> .981), MetaTool .589 -> .588; w 0.3 and
-    # 1.0 gained less. Cutting at the first comma or preposition whatever it held cost MSC L1 .971 -> .957.
-    lead_clause: bool = True
+    # A request's dense vector as normalise(v(text) + w_lead_clause · v(its lead clause)) when details
+    # follow the action (intent.lead_clause). Off: dev top-1 with nothing refit rose (w 0.5: MCP-Zero
+    # .837 -> .851, MSC-Bench .938 -> .943, MetaTool .589 -> .588), but with the rerank and calibration
+    # refit for it, test top-1 was unchanged on MSC-Bench (.928 either way) and MCP-Zero (.826 vs
+    # .824), +.007 on MetaTool, and the second text to embed raised MSC-Bench's p50 6.9 -> 10.0 ms.
+    lead_clause: bool = False
     # The learned query-vector correction (query_adapter.npz, fit on dev rows of the four bench sets).
     # Off: it lifts those sets' test rows (MCP-Zero top-5 .962 -> .971, MetaTool top-1 .592 -> .648)
     # but not data it never saw: the registry's held-out rows lost top-1 .673 -> .654, and fit

@@ -107,10 +107,10 @@ def lead_clause(text: str) -> str | None:
 
     "Read the contents of the file located at /var/log/app/system.log" leads with "Read the contents
     of the file": the action and its object, before paths, IDs, filters and purposes that the model
-    otherwise weighs as much. The search adds this clause's vector to the whole text's (see
-    ``RetrievalConfig.lead_clause``). A clause needs three words and an action (:data:`ACTIONS`), so
-    "On Token Metrics, fetch ..." leads with "On Token Metrics, fetch detailed token data", not the
-    service name alone.
+    otherwise weighs as much. With ``RetrievalConfig.lead_clause`` on (off by default: no gain on
+    test rows), the search adds this clause's vector to the whole text's. A clause needs three words
+    and an action (:data:`ACTIONS`), so "On Token Metrics, fetch ..." leads with "On Token Metrics,
+    fetch detailed token data", not the service name alone.
     """
     for end in _CLAUSE_END.finditer(text):
         clause = text[: end.start()].strip()
