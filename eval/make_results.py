@@ -261,20 +261,34 @@ def _find(reports: list[dict[str, Any]], name: str, split: str) -> dict[str, Any
     return next((r for r in reports if r["set"] == name and r["split"] == split), None)
 
 
+def interval_text(summary: dict[str, Any] | None, key: str) -> str:
+    """The Wilson 95% interval of a share metric over the rows it counts ("–" for other metrics)."""
+    from votr_mcp.evaluation.metrics import SHARE_OF, wilson_interval
+
+    value = None if summary is None else summary.get(key)
+    n = None if summary is None or key not in SHARE_OF else (summary.get("counts") or {}).get(SHARE_OF[key])
+    if value is None or not n:
+        return "–"
+    lo, hi = wilson_interval(value, n)
+    return f"{lo:.3f}–{hi:.3f} (n {n})"
+
+
 def targets_table(reports: list[dict[str, Any]]) -> str:
-    lines = ["| target (issue 3) | bound | reached (test) | met |", "|---|---:|---:|:---:|"]
+    lines = ["| target (issue 3) | bound | reached (test) | 95% interval | met |", "|---|---:|---:|---:|:---:|"]
     for what, name, group, key, bound, at_least in TARGETS:
         report = _find(reports, name, "test")
         summary = None if report is None else (report["overall"] if group is None else report["groups"].get(group))
         value = None if summary is None else _get(summary, key)
         met = "–" if value is None else ("yes" if (value >= bound if at_least else value <= bound) else "**no**")
-        lines.append(f"| {what} | {'≥' if at_least else '≤'} {bound} | {fmt(key, value)} | {met} |")
+        interval = interval_text(summary, key)
+        lines.append(f"| {what} | {'≥' if at_least else '≤'} {bound} | {fmt(key, value)} | {interval} | {met} |")
     for r in reports:
         nominal, coverage = r.get("nominal_coverage"), r["overall"].get("coverage")
         if r["split"] != "test" or nominal is None or coverage is None:
             continue
         met = "yes" if abs(coverage - nominal) <= COVERAGE_TOLERANCE else "**no**"
-        lines.append(f"| {r['set']} coverage vs nominal {nominal:.2f} | ± {COVERAGE_TOLERANCE} | {coverage:.3f} | {met} |")
+        lines.append(f"| {r['set']} coverage vs nominal {nominal:.2f} | ± {COVERAGE_TOLERANCE} | {coverage:.3f} "
+                     f"| {interval_text(r['overall'], 'coverage')} | {met} |")
     return "\n".join(lines)
 
 
@@ -398,6 +412,10 @@ def write_markdown(reports: list[dict[str, Any]], meta: dict[str, Any]) -> str:
         "## Issue 3 targets (test split)",
         "",
         targets_table(reports),
+        "",
+        "The interval is Wilson's 95% score interval of a share over the rows it counts (n): how far the "
+        "figure could move on another draw of rows like these. A bound inside it is neither clearly met nor "
+        "clearly missed.",
         "",
         "## Full pipeline against the naive hybrid (test split, on each ablation's searches)",
         "",

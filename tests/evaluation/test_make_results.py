@@ -32,9 +32,11 @@ def test_targets_are_judged_from_the_reports_of_the_test_split() -> None:
     reports = [fake_report("mscbench", "dev", hit=False), fake_report("mscbench", "test", hit=True),
                fake_report("mcpzero", "test", hit=False)]
     table = mr.targets_table(reports)
-    assert "| MSC-Bench L1 top-1 | ≥ 0.98 | 1.000 | yes |" in table
-    assert "| MCP-Zero tasks top-1 | ≥ 0.85 | 0.000 | **no** |" in table
-    assert "| MetaTool no-tool abstain | ≥ 0.9 | – | – |" in table
+    # One row each: the interval says how little one row shows.
+    assert "| MSC-Bench L1 top-1 | ≥ 0.98 | 1.000 | 0.207–1.000 (n 1) | yes |" in table
+    assert "| MCP-Zero tasks top-1 | ≥ 0.85 | 0.000 | 0.000–0.793 (n 1) | **no** |" in table
+    assert "| MetaTool no-tool abstain | ≥ 0.9 | – | – | – |" in table
+    assert mr.interval_text({"mean_k": 1.0, "counts": {"rows_scored": 5}}, "mean_k") == "–"  # not a share
 
 
 def test_the_results_page_states_command_split_rule_and_every_ablation() -> None:
@@ -75,7 +77,7 @@ def test_coverage_is_held_against_the_calibrations_nominal_level() -> None:
     mr = load_script()
     report = fake_report("mscbench", "test", hit=True)  # returned set holds the gold tool: coverage 1.0
     report["nominal_coverage"] = 0.95
-    assert "| mscbench coverage vs nominal 0.95 | ± 0.02 | 1.000 | **no** |" in mr.targets_table([report])
+    assert "| mscbench coverage vs nominal 0.95 | ± 0.02 | 1.000 | 0.207–1.000 (n 1) | **no** |" in mr.targets_table([report])
 
 
 def test_the_calibration_recipe_is_read_back_from_the_source_that_calibrate_writes() -> None:

@@ -2,6 +2,7 @@ import pytest
 
 from votr_mcp.evaluation.metrics import (
     METRIC_KEYS,
+    SHARE_OF,
     Outcome,
     distinct_steps,
     first_gold_rank,
@@ -11,6 +12,7 @@ from votr_mcp.evaluation.metrics import (
     step_recall,
     summarize,
     summarize_groups,
+    wilson_interval,
 )
 
 A, B, C, D, E = ("s", "a"), ("s", "b"), ("s", "c"), ("t", "d"), ("t", "e")
@@ -76,6 +78,10 @@ def test_summary_separates_ranking_from_what_search_handed_off() -> None:
     assert m["abstain_no_tool"] == pytest.approx(0.5)
     assert m["false_abstain"] == pytest.approx(1 / 3)
     assert m["task_recall5"] is None and m["chain_success"] is None
+    assert m["counts"] == {"rows_scored": 3, "steps": 3, "no_tool": 2, "answerable": 3, "tasks": 0, "chains": 0}
+    for metric, count in SHARE_OF.items():  # every share is a whole number of its count
+        if m[metric] is not None:
+            assert m[metric] * m["counts"][count] == pytest.approx(round(m[metric] * m["counts"][count]))
 
 
 def test_a_whole_task_query_is_scored_by_its_distinct_steps() -> None:
@@ -127,3 +133,18 @@ def test_groups_are_summarized_separately() -> None:
     assert list(groups) == ["kind:single", "level:1", "level:2"]
     assert groups["level:1"]["top1"] == 1.0 and groups["level:2"]["top1"] == 0.0
     assert groups["kind:single"]["top1"] == 0.5
+
+
+def test_wilson_interval_matches_the_formula_and_stays_inside_zero_one() -> None:
+    lo, hi = wilson_interval(0.5, 100)
+    assert (lo, hi) == (pytest.approx(0.40383, abs=1e-5), pytest.approx(0.59617, abs=1e-5))
+    lo, hi = wilson_interval(0.0, 20)  # no successes: the upper end is z²/n / (1 + z²/n), not 0
+    assert lo == 0.0 and hi == pytest.approx(1.96**2 / 20 / (1 + 1.96**2 / 20))
+    lo, hi = wilson_interval(1.0, 340)
+    assert hi == 1.0 and 0.98 < lo < 1.0
+    widths = [hi - lo for lo, hi in (wilson_interval(0.8, 100), wilson_interval(0.8, 1000))]
+    assert widths[1] < widths[0]
+    with pytest.raises(ValueError, match="at least one trial"):
+        wilson_interval(0.5, 0)
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        wilson_interval(1.2, 10)

@@ -27,6 +27,7 @@ Definitions (also printed at the top of eval/RESULTS.md):
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -47,6 +48,8 @@ __all__ = [
     "percentile",
     "summarize",
     "summarize_groups",
+    "SHARE_OF",
+    "wilson_interval",
 ]
 
 METRIC_KEYS = (
@@ -185,7 +188,31 @@ def summarize(outcomes: Sequence[Outcome]) -> dict[str, Any]:
             "no_embed_p95": percentile(ranking, 95) if ranking_enough else None,
         },
         "tokens_per_search": _mean(counted),
+        # What each share above counts, for intervals: top-k, MRR and coverage count rows scored one by
+        # one; hand-off counts answerable steps; the abstention shares count no-tool and answerable searches.
+        "counts": {"rows_scored": len(per_row), "steps": len(served), "no_tool": len(no_tool),
+                   "answerable": len(answerable), "tasks": len(tasks), "chains": len(chain_ok)},
     }
+
+
+# The count each share metric is a share of (keys of a summary's "counts").
+SHARE_OF = {"top1": "rows_scored", "top3": "rows_scored", "top5": "rows_scored", "coverage": "rows_scored",
+            "handoff": "steps", "abstain_no_tool": "no_tool", "false_abstain": "answerable", "chain_success": "chains"}
+
+
+def wilson_interval(share: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """Wilson's score interval for a binomial share over n trials (95% at z = 1.96; Wilson 1927).
+
+    Unlike share ± z·sqrt(share(1 − share)/n) it stays inside [0, 1] and is not empty at 0 or 1, which
+    matters here: several figures are 0.000 or above 0.97 over a few hundred rows."""
+    if n <= 0:
+        raise ValueError(f"an interval needs at least one trial, got n={n}")
+    if not 0.0 <= share <= 1.0:
+        raise ValueError(f"a share lies in [0, 1], got {share}")
+    denominator = 1.0 + z * z / n
+    centre = (share + z * z / (2 * n)) / denominator
+    half = z * math.sqrt(share * (1.0 - share) / n + z * z / (4 * n * n)) / denominator
+    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def summarize_groups(outcomes: Sequence[Outcome]) -> dict[str, dict[str, Any]]:
