@@ -23,6 +23,7 @@ class RetrievalConfig:
     # refit for it, test top-1 was unchanged on MSC-Bench (.928 either way) and MCP-Zero (.826 vs
     # .824), +.007 on MetaTool, and the second text to embed raised MSC-Bench's p50 6.9 -> 10.0 ms.
     lead_clause: bool = False
+    w_lead_clause: float = 0.5
     # The learned query-vector correction (query_adapter.npz, fit on dev rows of the four bench sets).
     # Off: it lifts those sets' test rows (MCP-Zero top-5 .962 -> .971, MetaTool top-1 .592 -> .648)
     # but not data it never saw: the registry's held-out rows lost top-1 .673 -> .654, and fit
@@ -41,7 +42,6 @@ class RetrievalConfig:
 
     # Fusion over lists cut at `depth`: "gap" sums w · rescaled score; "rrf" sums w / (rrf_k + rank).
     w_dense: float = 1.0
-    w_lead_clause: float = 0.5
     w_flat_dense: float = 0.0
     w_bm25: float = 1.0
     w_sparse: float = 1.0

@@ -191,7 +191,8 @@ class Retriever:
 
     def texts_for(self, query: str, server_intent: str | None = None, tool_intent: str | None = None) -> list[str]:
         """Every text :meth:`search` embeds for this query, so a caller can embed many queries at once:
-        the query, or its needs when it names several (the whole query's vector is then their mean)."""
+        the query, or its needs when it names several (the whole query's vector is then their mean),
+        and their lead clauses when that stage is on."""
         return _texts(query, self.needs_of(query), server_intent, tool_intent, self.config.lead_clause)
 
     def embed(self, texts: Sequence[str], cache: EmbeddingCache | None = None) -> dict[str, NDArray[np.float32]]:
