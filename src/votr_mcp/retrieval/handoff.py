@@ -50,16 +50,28 @@ class HandOff:
             out.append(Hit(tool, self.call_names[tool.key], float(ranking.fused[j]), conf, tier, need))
         return out
 
+    def confidences(self, ranking: Ranking) -> NDArray[np.float64] | None:
+        """p over a non-empty ranked list, or None without a calibration or dense scores."""
+        cal = self.calibration
+        if not self.use_dense or cal is None:
+            return None
+        return confidences(ranking.cosines, relative(ranking), cal.temperature, cal.mix)
+
+    def ranked(self, ranking: Ranking, p: NDArray[np.float64] | None, need: int | None) -> list[Hit]:
+        """The whole ranked list as hits, each with its confidence and tier."""
+        threshold = self.calibration.set_threshold if (self.calibration and p is not None) else None
+        return self.hits(ranking, len(ranking.order), p, threshold, need)
+
     def decide(self, ranking: Ranking, max_results: int | None) -> tuple[int, NDArray[np.float64] | None, str]:
         """(k, confidences, reason): k = 0 means abstain."""
         cfg, cal = self.config, self.calibration
         if len(ranking.order) == 0:
             return 0, None, "no tool shares a word or meaning with the query"
-        if not self.use_dense or cal is None:
+        p = self.confidences(ranking)
+        if p is None or cal is None:
             k = cfg.default_k
             why = "dense index not ready; fixed k" if not self.use_dense else "no calibration; fixed k"
             return min(k, max_results or k, len(ranking.order)), None, why
-        p = confidences(ranking.cosines, relative(ranking), cal.temperature, cal.mix)
         score = cal.abstain_score(ranking.cosines, ranking.lexical)
         if score < cal.abstain_threshold:
             return 0, p, abstain_reason(score, cal.abstain_threshold, abstain_features(ranking.cosines),
@@ -87,8 +99,7 @@ class HandOff:
     def parts(self, ranking: Ranking, max_results: int | None, need: int | None) -> tuple[list[Hit], list[Hit], str]:
         """(handed-off hits, the whole ranked list as hits, reason) of one ranked list."""
         k, p, reason = self.decide(ranking, max_results)
-        threshold = self.calibration.set_threshold if (self.calibration and p is not None) else None
-        ranked = self.hits(ranking, len(ranking.order), p, threshold, need)
+        ranked = self.ranked(ranking, p, need)
         hits = self.expand(ranked[:k], ranking, p, need) if k else []
         if max_results is not None:
             hits = hits[:max_results]
@@ -121,7 +132,8 @@ class HandOff:
                     hits.append(h)
         if max_results is not None:
             hits = hits[:max_results]
-        _, ranked, _ = self.parts(merged, None, None)
+        # The merged list is only ranked, never handed off: no k, abstention or expansion to decide.
+        ranked = self.ranked(merged, self.confidences(merged) if len(merged.order) else None, None)
         abstained = not hits
         reason = f"{len(needs)} needs; " + ("no need has a fitting tool" if abstained else "tools grouped by need")
         tier = hits[0].tier if hits else "none"
