@@ -186,6 +186,8 @@ def test_a_requests_vector_adds_its_lead_clause_only_when_that_stage_is_on(retri
     expected = raw[query] + 0.5 * raw[clause]
     expected /= np.linalg.norm(expected)
     cosines = on.tool_vectors @ expected
+    np.testing.assert_allclose(on.request_vectors([query])[query], expected, atol=1e-6)  # what the adapter fit reads
+    np.testing.assert_allclose(off.request_vectors([query])[query], raw[query], atol=1e-6)
     with_lead, without = on.search(query), off.search(query)
     np.testing.assert_allclose(np.sort(with_lead.cosines)[::-1][:3], np.sort(cosines)[::-1][:3], atol=1e-5)
     assert not np.allclose(np.sort(with_lead.cosines), np.sort(without.cosines))

@@ -23,7 +23,6 @@ from votr_mcp.evaluation.adapter import PipelineFactory
 from votr_mcp.evaluation.data import load_queries, select_split
 from votr_mcp.evaluation.harness import build_units, cap_per_kind
 from votr_mcp.index.dense import MINILM_ID
-from votr_mcp.retrieval.intent import lead_clause
 from votr_mcp.retrieval.query_adapter import FOLDS, SHIPPED_ADAPTER, QueryAdapter, fold_of
 
 __all__ = ["AdapterRows", "adapter_rows", "collect_adapter_rows", "fit_adapter", "fit_adapter_on", "leave_one_set_out"]
@@ -56,10 +55,7 @@ def adapter_rows(data: Path, factory: PipelineFactory, limit: int | None) -> Ada
     gold = [sorted(p for k in u.steps[0] if (p := retriever.catalog.position(k)) is not None) for u in units]
     units, gold = [u for u, g in zip(units, gold) if g], [g for g in gold if g]
     texts = [u.query for u in units]
-    # Each text's vector as a single-need search scores it: with its lead clause added when that stage is on.
-    leads = [c for t in texts if (c := lead_clause(t)) is not None] if retriever.config.lead_clause else []
-    by_text = retriever.embed(texts + leads, factory.cache)
-    by_text.update(retriever.with_lead_clauses(texts, by_text))
+    by_text = retriever.request_vectors(texts, factory.cache)
     queries = np.stack([by_text[t] for t in texts]).astype(np.float32) if texts else np.zeros((0, 0), dtype=np.float32)
     return AdapterRows(data.name, texts, queries, gold, np.asarray(retriever.tool_vectors, dtype=np.float32))
 

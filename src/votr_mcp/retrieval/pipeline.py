@@ -205,8 +205,16 @@ class Retriever:
         matrix = embed_cached(self.embedder, read, cache) if cache is not None else self.embedder.encode(read)
         return dict(zip(unique, matrix))
 
-    def with_lead_clauses(self, texts: Sequence[str],
-                          vectors: Mapping[str, NDArray[np.float32]]) -> dict[str, NDArray[np.float32]]:
+    def request_vectors(self, texts: Sequence[str],
+                        cache: EmbeddingCache | None = None) -> dict[str, NDArray[np.float32]]:
+        """Each text's dense vector as a one-need search scores it (before any query adapter): its
+        embedding, with its lead clause's added when that stage is on."""
+        vectors = self.embed([t for text in texts for t in _texts(text, [text], lead=self.config.lead_clause)], cache)
+        vectors.update(self._with_lead_clauses(texts, vectors))
+        return {t: vectors[t] for t in texts if t in vectors}
+
+    def _with_lead_clauses(self, texts: Sequence[str],
+                           vectors: Mapping[str, NDArray[np.float32]]) -> dict[str, NDArray[np.float32]]:
         """normalise(v(text) + w · v(lead clause)) for each of ``texts`` that has a lead clause in
         ``vectors`` (``RetrievalConfig.lead_clause``; empty when that stage is off)."""
         if not self.config.lead_clause:
@@ -233,8 +241,8 @@ class Retriever:
         cfg = self.config
         use_dense = cfg.dense and self._dense is not None
         needs = self.needs_of(query)
-        vectors = self._vectors(query, needs, _texts(query, needs, server_intent, tool_intent, cfg.lead_clause), query_vectors,
-                                use_dense)
+        texts = _texts(query, needs, server_intent, tool_intent, cfg.lead_clause)
+        vectors = self._vectors(query, needs, texts, query_vectors, use_dense)
         allowed = self._allowed(exclude)
         hint = self._hint_scores(server_intent, tool_intent, vectors if use_dense else {})
         whole = self._rank(query, vectors.get(query) if use_dense else None, allowed, hint)
@@ -252,7 +260,7 @@ class Retriever:
         vectors: dict[str, NDArray[np.float32]] = dict(given or {})
         if use_dense:
             vectors.update(self.embed([t for t in texts if t not in vectors]))
-            vectors.update(self.with_lead_clauses(_requests(query, needs), vectors))
+            vectors.update(self._with_lead_clauses(_requests(query, needs), vectors))
             if len(needs) > 1 and all(n in vectors for n in needs):
                 vectors[query] = whole_vector(needs, vectors)
         return vectors
