@@ -100,3 +100,16 @@ def test_the_rerank_recipe_is_read_back_from_the_source_that_fit_rerank_writes()
     recipe = mr._RERANK_RECIPE.search(model.source)
     assert recipe is not None and recipe["head"] == str(model.head) and float(recipe["l2"]) == model.l2
     assert "could not refit" in mr.rerank_text({"shipped": model.to_dict() | {"source": "by hand"}, "command": None})
+
+
+def test_each_recipe_the_fitting_commands_write_is_read_back_whole() -> None:
+    from votr_mcp.evaluation.data import fit_source
+
+    mr = load_script()
+    sets = [Path("bench/mscbench"), Path("bench/mcpzero")]
+    calibrate = mr._RECIPE.search(fit_source("calibrate", sets, 300, "k from mscbench"))
+    assert (calibrate["sets"], calibrate["limit"], calibrate["k"]) == ("mscbench+mcpzero", "300", "mscbench")
+    rerank = mr._RERANK_RECIPE.search(fit_source("fit-rerank", sets, None, "l2 0.01", "head 20"))
+    assert (rerank["sets"], rerank["limit"], rerank["l2"], rerank["head"]) == ("mscbench+mcpzero", None, "0.01", "20")
+    adapter = mr._ADAPTER_RECIPE.search(fit_source("fit-adapter", sets, 600, "rank 16", "l2 0.01"))
+    assert (adapter["sets"], adapter["limit"], adapter["rank"], adapter["l2"]) == ("mscbench+mcpzero", "600", "16", "0.01")

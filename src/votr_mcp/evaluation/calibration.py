@@ -9,7 +9,6 @@ whole task's returned set is a union over its needs.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from pathlib import Path
@@ -18,7 +17,7 @@ from typing import Any
 from votr_mcp.catalog.models import ToolKey
 from votr_mcp.errors import CatalogError
 from votr_mcp.evaluation.adapter import PipelineFactory
-from votr_mcp.evaluation.data import load_queries, select_split
+from votr_mcp.evaluation.data import fit_source, load_queries, select_split
 from votr_mcp.evaluation.harness import build_units, cap_per_kind
 from votr_mcp.index.dense import MINILM_ID
 from votr_mcp.retrieval import SHIPPED_PATH, SearchResult, fit
@@ -71,11 +70,8 @@ def calibrate_on(datas: Sequence[Path], *, coverage: float = 0.97, false_abstain
         k_rows += [k_names is None or data.name in k_names] * len(r)
         groups += [data.name] * len(r)
         counts[data.name] = len(r)
-    names = "+".join(d.name for d in datas)
-    source = (f"votr-mcp calibrate on the dev split of {names}"
-              + (f", at most {limit} tasks per kind" if limit else "")
-              + (f", k from {'+'.join(d.name for d in k_datas)}" if k_datas else "")
-              + f", {time.strftime('%Y-%m-%d', time.gmtime())}")
+    k_from = [f"k from {'+'.join(d.name for d in k_datas)}"] if k_datas else []
+    source = fit_source("calibrate", datas, limit, *k_from)
     calibration = fit(results, golds, coverage=coverage, false_abstain=false_abstain,
                       abstain_confidence=abstain_confidence, model_id=MINILM_ID, source=source,
                       k_rows=None if k_names is None else k_rows, groups=groups)

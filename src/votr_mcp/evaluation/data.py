@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -17,7 +19,7 @@ from typing import Any, Literal
 from votr_mcp.catalog.models import ToolKey
 from votr_mcp.errors import CatalogError
 
-__all__ = ["DEV_SHARE", "QueryRow", "Split", "load_queries", "split_of", "select_split"]
+__all__ = ["DEV_SHARE", "QueryRow", "Split", "fit_source", "load_queries", "split_of", "select_split"]
 
 Split = Literal["dev", "test", "all"]
 DEV_SHARE = 40
@@ -92,3 +94,12 @@ def _row(record: dict[str, Any]) -> QueryRow:
         tool_intent=record.get("tool_intent"),
         meta=record.get("meta") or {},
     )
+
+
+def fit_source(command: str, datas: Sequence[Path], limit: int | None, *details: str) -> str:
+    """The ``source`` a fitted file records: the command, the sets whose dev split it read, the cap
+    per kind, its own settings and the date. eval/make_results.py reads it back to refit and compare."""
+    parts = [f"votr-mcp {command} on the dev split of {'+'.join(d.name for d in datas)}",
+             *([f"at most {limit} tasks per kind"] if limit else []), *details,
+             time.strftime("%Y-%m-%d", time.gmtime())]
+    return ", ".join(parts)

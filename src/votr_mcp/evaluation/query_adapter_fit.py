@@ -11,7 +11,6 @@ elsewhere. torch (already installed for sentence-transformers) is imported only 
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,7 +19,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from votr_mcp.evaluation.adapter import PipelineFactory
-from votr_mcp.evaluation.data import load_queries, select_split
+from votr_mcp.evaluation.data import fit_source, load_queries, select_split
 from votr_mcp.evaluation.harness import build_units, cap_per_kind
 from votr_mcp.index.dense import MINILM_ID
 from votr_mcp.retrieval.query_adapter import FOLDS, SHIPPED_ADAPTER, QueryAdapter, fold_of
@@ -133,9 +132,7 @@ def fit_adapter_on(datas: Sequence[Path], *, limit: int | None = None, rank: int
     """Fit on the dev rows of every set in ``datas``, plus one held-out fit per fold for cross-fitting, and save."""
     sets = collected if collected is not None else collect_adapter_rows(datas, limit=limit, cache_dir=cache_dir,
                                                                         progress=progress)
-    source = (f"votr-mcp fit-adapter on the dev split of {'+'.join(d.name for d in datas)}"
-              + (f", at most {limit} tasks per kind" if limit else "") + f", rank {rank}, l2 {l2}"
-              + f", {time.strftime('%Y-%m-%d', time.gmtime())}")
+    source = fit_source("fit-adapter", datas, limit, f"rank {rank}", f"l2 {l2}")
     held = tuple(fit_adapter([s.subset([fold_of(t, folds) != f for t in s.texts]) for s in sets], rank=rank, l2=l2)
                  for f in range(folds))
     full = fit_adapter(sets, rank=rank, l2=l2)

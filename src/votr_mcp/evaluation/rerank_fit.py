@@ -10,8 +10,6 @@ every set equally.
 
 from __future__ import annotations
 
-import hashlib
-import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -19,8 +17,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from votr_mcp.evaluation.adapter import PipelineFactory
-from votr_mcp.evaluation.data import load_queries, select_split
+from votr_mcp.evaluation.data import fit_source, load_queries, select_split
 from votr_mcp.evaluation.harness import build_units, cap_per_kind
+from votr_mcp.retrieval.query_adapter import fold_of
 from votr_mcp.retrieval.rerank import SHIPPED_RERANK, RerankModel, fit_rerank
 
 __all__ = ["collect_rows", "cross_validate", "fit_rerank_on", "rerank_rows"]
@@ -54,7 +53,7 @@ def cross_validate(rows: Rows, *, l2: float, head: int, repeats: int = 3) -> dic
     """
     hits: dict[str, list[tuple[float, float]]] = {}
     for round_ in range(repeats):
-        fold = [int(hashlib.sha256(f"{round_}:{s}:{i}".encode()).hexdigest()[:8], 16) % 2 for i, (_, _, s) in enumerate(rows)]
+        fold = [fold_of(f"{round_}:{s}:{i}", 2) for i, (_, _, s) in enumerate(rows)]
         for held in (0, 1):
             model = fit_rerank([r for r, f in zip(rows, fold) if f != held], l2=l2, head=head)
             for (x, gold, name), f in zip(rows, fold):
@@ -85,9 +84,7 @@ def fit_rerank_on(datas: Sequence[Path], *, limit: int | None = None, l2: float 
     """Fit on the dev rows of every set in ``datas`` and save; returns (model, path, queries per set).
     ``collected``: what :func:`collect_rows` already gave for the same sets, limit and head."""
     rows, counts = collected or collect_rows(datas, limit=limit, head=head, cache_dir=cache_dir, progress=progress)
-    source = (f"votr-mcp fit-rerank on the dev split of {'+'.join(d.name for d in datas)}"
-              + (f", at most {limit} tasks per kind" if limit else "") + f", l2 {l2}, head {head}"
-              + f", {time.strftime('%Y-%m-%d', time.gmtime())}")
+    source = fit_source("fit-rerank", datas, limit, f"l2 {l2}", f"head {head}")
     model = fit_rerank(rows, l2=l2, head=head, source=source)
     target = out or SHIPPED_RERANK
     target.parent.mkdir(parents=True, exist_ok=True)
