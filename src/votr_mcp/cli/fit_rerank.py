@@ -16,7 +16,7 @@ def register(subparsers: Any) -> None:
         "fit-rerank",
         help="fit the learned head rerank on the dev split of one or more query sets",
         description="Search the answerable dev rows of each --data set with the rerank off, collect the fused head "
-        "and its features, fit the rerank's weights (listwise softmax loss, each set weighted equally) and write the "
+        "and its features, fit the rerank's weights (listwise softmax loss, each set's share growing with the square root of its size) and write the "
         "file the search loads. Test rows are never read. Refit the calibration afterwards (votr-mcp calibrate): "
         "its thresholds read the reranked scores.",
     )

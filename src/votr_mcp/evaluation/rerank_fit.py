@@ -1,11 +1,11 @@
 """Fit the learned head rerank on the dev split of one or more benchmark sets.
 
-Only dev rows are read, and only answerable rows searched on their own (a whole-task query's
-head mixes its needs). Each set is searched with its own catalog, the fusion's head and its
-feature rows are collected with the rerank switched off (each text adapted by the query
-adapter's fit that left its fold out, so the rows read cosines no better than a new query's),
-and the pooled rows go to the pure :func:`votr_mcp.retrieval.rerank.fit_rerank`, which weighs
-every set equally.
+Only dev rows are read, and only answerable rows searched on their own (a whole-task query's head
+mixes its needs). Each set is searched with its own catalog, the fusion's head and its feature rows
+are collected with the rerank switched off (each text adapted by the query adapter's fit that left
+its fold out, so the rows read cosines no better than a new query's), and the pooled rows go to the
+pure :func:`votr_mcp.retrieval.rerank.fit_rerank`, where each set's share grows with the square root
+of its size.
 """
 
 from __future__ import annotations

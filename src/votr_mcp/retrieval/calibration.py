@@ -10,28 +10,28 @@ prediction set is {i : p_i ≥ 1 − q̂}; k is its size rounded up to the next 
 {1, 3, 5}. The guarantee is conditional: ≥ 1 − α of new rows whose gold the ranker places in the
 top 5 are covered; marginal coverage is that times the ranker's top-5 recall (the harness reports it).
 
-Abstention reads a logistic score over query-level evidence of the ranked list (few features,
-each a plain cosine so it carries over to other catalogs): ``top_cosine`` (the best query-tool
-cosine) and ``mean_cosine_10`` (the mean of the 10 best: whether the query lands in a region of the
-catalog at all, not only near one tool). The weights are fit by L2-regularised logistic regression
-(IRLS) on answerable against no-tool rows, each set's rows and each class weighted equally so no set
-or class dominates; only the direction of the weights matters, the threshold comes after. The
-threshold is a lower bound that keeps false abstention on answerable rows at most
-``false_abstain``. With ``abstain_confidence`` c (0.9 as shipped) it holds with probability c over
-the calibration draw, not only on average: the r-th smallest of n scores has a true miss rate
-F ~ Beta(r, n + 1 − r), so r is the largest rank with P(Binomial(n, false_abstain) ≤ r − 1) ≤ 1 − c
-(training-conditional conformal; Vovk 2012, Bates et al. 2021). The plain conformal rank
-⌊(n+1)·false_abstain⌋ (c = 0) holds only in expectation: fit on 150 MetaTool dev rows, it refused
-3.2% of MetaTool's test rows. The bound is taken PER SET and then the lowest of them, so it holds
-on every set fitted, not only on the pool: a pooled bound let MetaTool's short chat-style requests, which score low in every catalog, be refused 8% of the time while
-MSC-Bench's long named-service requests kept the pool's quantile high. A set with too few answerable
-rows for its own bound (rank 0) only counts in the pool. Measured on dev, the per-set bound costs
-abstention on no-tool rows (the features separate MetaTool's no-tool rows from its answerable ones
-with AUC ≈ 0.83); tried and not kept: top-1/top-2 and top-1/top-10 margins, the TF-IDF overlap, the
-share of query words in the catalog's vocabulary, query length, a linear probe on the query vector
-(it learnt each set's style and did not transfer between sets), z-scores of the top cosine against
-the catalog's, thresholds by query length. A file without fitted weights (older fits) falls back to
-the evidence e = max_i (cos_i + λ · lex_i) against ``abstain_threshold``.
+Abstention reads a logistic score over query-level evidence of the ranked list (few features, each a
+plain cosine so it carries over to other catalogs): ``top_cosine`` (the best query-tool cosine) and
+``mean_cosine_10`` (the mean of the 10 best: whether the query lands in a region of the catalog at
+all, not only near one tool). The weights are fit by L2-regularised logistic regression (IRLS) on
+answerable against no-tool rows, each set's rows and each class weighted equally so no set or class
+dominates; only the direction of the weights matters, the threshold comes after. The threshold is a
+lower bound that keeps false abstention on answerable rows at most ``false_abstain``. With
+``abstain_confidence`` c (0.9 as shipped) it holds with probability c over the calibration draw, not
+only on average: the r-th smallest of n scores has a true miss rate F ~ Beta(r, n + 1 − r), so r is
+the largest rank with P(Binomial(n, false_abstain) ≤ r − 1) ≤ 1 − c (training-conditional conformal;
+Vovk 2012, Bates et al. 2021). The plain conformal rank ⌊(n+1)·false_abstain⌋ (c = 0) holds only in
+expectation: fit on 150 MetaTool dev rows, it refused 3.2% of MetaTool's test rows. The bound is
+taken PER SET and then the lowest of them, so it holds on every set fitted, not only on the pool: a
+pooled bound let MetaTool's short chat-style requests, which score low in every catalog, be refused
+8% of the time while MSC-Bench's long named-service requests kept the pool's quantile high. A set
+with too few answerable rows for its own bound (rank 0) only counts in the pool. Measured on dev,
+the per-set bound costs abstention on no-tool rows (the features separate MetaTool's no-tool rows
+from its answerable ones with AUC ≈ 0.83); tried and not kept: top-1/top-2 and top-1/top-10 margins,
+the TF-IDF overlap, the share of query words in the catalog's vocabulary, query length, a linear
+probe on the query vector (it learnt each set's style and did not transfer between sets), z-scores
+of the top cosine against the catalog's, thresholds by query length. A file without fitted weights
+(older fits) falls back to the evidence e = max_i (cos_i + λ · lex_i) against ``abstain_threshold``.
 
 ``temperature`` and ``mix`` are chosen by two-fold cross-fitting: q̂ from one half of the
 reachable rows, mean k measured on the other, averaged over both ways round; the pair with the

@@ -16,7 +16,9 @@ noise with implausible signs (bulk_conflict +0.34, name_cover −0.15) that, for
 ``summarize_multiple_urls`` above ``summarize_url`` for one URL. Held-out top-1 on the dev rows
 (``votr-mcp fit-rerank ... --cv 3``, the shipped recipe), MSC-Bench / MCP-Zero / MetaTool: equal
 shares and free signs .921 / .820 / .609, root shares and signs .928 / .822 / .621, the fusion
-alone .933 / .837 / .548 (the rerank earns its place on MetaTool-style requests). The fit is shipped
+alone .933 / .837 / .548. Since queries are embedded without their closing stop (2026-11-25) the
+rerank beats the fusion alone on those three sets: .936 / .837 / .623 against .928 / .823 / .553.
+The fit is shipped
 as ``rerank.json`` next to ``calibration.json``. Feature groups double as the pipeline's ``dice``
 (name and server mentions) and ``intent`` (action and singular/bulk agreement) stages: switching
 one off sets its columns to their training mean, i.e. zero contribution, without refitting.
