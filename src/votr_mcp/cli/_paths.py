@@ -4,10 +4,11 @@ checks of the bench folders the fitting commands read."""
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
-__all__ = ["add_fit_arguments", "cache_dir", "check_fit_inputs"]
+__all__ = ["add_fit_arguments", "cache_dir", "check_fit_inputs", "report_fit"]
 
 
 def add_fit_arguments(parser: Any, shipped: str,
@@ -42,3 +43,10 @@ def check_fit_inputs(datas: list[Path], limit: int | None) -> None:
                 raise CatalogError(f"'{data / name}' not found; each --data is a folder with tools.jsonl and queries.jsonl")
     if limit is not None and limit < 1:
         raise CatalogError(f"--limit must be a positive number of tasks per kind, got {limit}")
+
+
+def report_fit(counts: dict[str, int], unit: str, written: str) -> None:
+    """What every fitting command ends with: the dev rows each set gave (stderr), then the file written."""
+    for name, n in counts.items():
+        print(f"{name}: {n} dev {unit}", file=sys.stderr)
+    print(f"# {written}")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +34,7 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from votr_mcp.cli._paths import check_fit_inputs
+    from votr_mcp.cli._paths import check_fit_inputs, report_fit
     from votr_mcp.cli.eval import StderrProgress, cache_dir
     from votr_mcp.evaluation.calibration import calibrate_on
     from votr_mcp.retrieval.calibration import check_levels
@@ -47,9 +46,7 @@ def run(args: argparse.Namespace) -> int:
                                        limit=args.limit, out=args.out, cache_dir=cache_dir(args.cache_dir),
                                        k_datas=args.k_data,
                                        progress=StderrProgress("calibrate "))
-    for name, n in counts.items():
-        print(f"{name}: {n} dev searches", file=sys.stderr)
-    print(f"# calibration written to {out}")
+    report_fit(counts, "searches", f"calibration written to {out}")
     for key, value in fitted.items():
         print(f"{key}: {value}")
     print(f"nominal coverage: {fitted['coverage']:.2f} (check it on held-out rows: votr-mcp eval --data DIR --split test)")

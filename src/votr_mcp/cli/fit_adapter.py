@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
 __all__ = ["register", "run"]
@@ -30,7 +29,7 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from votr_mcp.cli._paths import check_fit_inputs
+    from votr_mcp.cli._paths import check_fit_inputs, report_fit
     from votr_mcp.cli.eval import StderrProgress, cache_dir
     from votr_mcp.errors import CatalogError
     from votr_mcp.evaluation.query_adapter_fit import collect_adapter_rows, fit_adapter_on, leave_one_set_out
@@ -46,8 +45,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"{name:>18}: {before[0]:.3f} -> {after[0]:.3f} / {before[1]:.3f} -> {after[1]:.3f}")
     adapter, out, counts = fit_adapter_on(args.data, limit=args.limit, rank=args.rank, l2=args.l2, out=args.out,
                                           collected=collected)
-    for name, n in counts.items():
-        print(f"{name}: {n} dev queries", file=sys.stderr)
-    print(f"# query adapter written to {out} (rank {args.rank}, |U·V| {float(((adapter.u @ adapter.v) ** 2).sum()) ** 0.5:.3f})")
+    size = float(((adapter.u @ adapter.v) ** 2).sum()) ** 0.5
+    report_fit(counts, "queries", f"query adapter written to {out} (rank {args.rank}, |U·V| {size:.3f})")
     print("now refit the rerank, then the calibration: votr-mcp fit-rerank ... && votr-mcp calibrate ...")
     return 0

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
 __all__ = ["register", "run"]
@@ -30,7 +29,7 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from votr_mcp.cli._paths import check_fit_inputs
+    from votr_mcp.cli._paths import check_fit_inputs, report_fit
     from votr_mcp.cli.eval import StderrProgress, cache_dir
     from votr_mcp.errors import CatalogError
     from votr_mcp.evaluation.rerank_fit import collect_rows, cross_validate, fit_rerank_on
@@ -48,9 +47,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"{name:>18}: {reranked:.3f} / {fused:.3f}")
     model, out, counts = fit_rerank_on(args.data, limit=args.limit, l2=args.l2, head=args.head, out=args.out,
                                        collected=collected)
-    for name, n in counts.items():
-        print(f"{name}: {n} dev queries", file=sys.stderr)
-    print(f"# rerank model written to {out}")
+    report_fit(counts, "queries", f"rerank model written to {out}")
     for name, weight in zip(model.features, model.weights):
         print(f"{name:>18}: {weight:+.3f}")
     print("dev loss per set: " + ", ".join(f"{k} {v:.3f}" for k, v in model.dev_loss.items()))
