@@ -123,6 +123,23 @@ def test_the_eval_command_refuses_a_missing_distractor_folder(tmp_path: Path, ca
     assert "--distractors" in capsys.readouterr().err
 
 
+def test_the_eval_command_refuses_an_unwritable_json_path_before_searching(tmp_path: Path,
+                                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["eval", "--data", str(DATA), "--json", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert "is a folder" in err and "searching" not in err
+
+
+def test_the_eval_command_names_gold_tools_the_catalog_lacks(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rows = [json.loads(line) for line in (DATA / "queries.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
+    first = next(r for r in rows if r["gold"])
+    first["gold"] = [{"server": "Nowhere", "name": "no_such_tool"}]
+    queries = tmp_path / "queries.jsonl"
+    queries.write_text("\n".join(json.dumps(r) for r in rows), encoding="utf-8")
+    assert main(["eval", "--data", str(DATA), "--queries", str(queries), "--split", "all"]) == 1
+    assert f"the catalog lacks 1 gold tool ({first['id']} -> Nowhere/no_such_tool)" in capsys.readouterr().err
+
+
 def test_the_eval_command_rejects_a_folder_without_tools(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["eval", "--data", str(tmp_path)]) == 1
     assert "tools.jsonl" in capsys.readouterr().err

@@ -4,7 +4,7 @@ from pathlib import Path
 import pytest
 
 from votr_mcp.errors import CatalogError
-from votr_mcp.evaluation.data import load_queries, select_split, split_of
+from votr_mcp.evaluation.data import check_gold, load_queries, select_split, split_of
 
 
 def row(id: str, chain: str | None = None, step: int | None = None) -> dict:
@@ -37,3 +37,38 @@ def test_a_bad_row_names_file_and_line(tmp_path: Path) -> None:
     file.write_text(json.dumps(row("a")) + "\n" + json.dumps({"id": "b", "query": "x"}) + "\n", encoding="utf-8")
     with pytest.raises(CatalogError, match=r"q\.jsonl:2"):
         load_queries(file)
+
+
+@pytest.mark.parametrize(("record", "problem"), [
+    ({"id": "b", "query": "x", "kind": "single"}, "missing field 'gold'"),
+    ({"id": "b", "query": "  ", "kind": "single", "gold": [{"server": "s", "name": "t"}]}, "non-empty string"),
+    ({"id": "b", "query": "x", "kind": "single", "gold": []}, "single row needs a non-empty gold list"),
+    ({"id": "b", "query": "x", "kind": "no_tool", "gold": [{"server": "s", "name": "t"}]}, "no_tool row needs an empty"),
+    ({"id": "b", "query": "x", "kind": "single", "gold": [{"server": "s"}]}, "non-empty 'name'"),
+    ({"id": "b", "query": "x", "kind": "single", "gold": "s/t"}, "gold must be a list"),
+    ({"id": "a", "query": "x", "kind": "single", "gold": [{"server": "s", "name": "t"}]}, "already used on line 1"),
+])
+def test_a_row_that_cannot_be_scored_as_its_kind_says_why(tmp_path: Path, record: dict, problem: str) -> None:
+    file = tmp_path / "q.jsonl"
+    file.write_text(json.dumps(row("a")) + "\n" + json.dumps(record) + "\n", encoding="utf-8")
+    with pytest.raises(CatalogError, match=r"q\.jsonl:2") as caught:
+        load_queries(file)
+    assert problem in str(caught.value)
+
+
+def test_a_byte_order_mark_is_read_past_and_other_encodings_are_refused(tmp_path: Path) -> None:
+    file = tmp_path / "q.jsonl"
+    file.write_bytes(b"\xef\xbb\xbf" + json.dumps(row("a")).encode())
+    assert [r.id for r in load_queries(file)] == ["a"]
+    file.write_bytes(json.dumps(row("caf\u00e9"), ensure_ascii=False).encode("latin-1"))
+    with pytest.raises(CatalogError, match="not UTF-8"):
+        load_queries(file)
+
+
+def test_gold_tools_missing_from_the_catalog_are_named(tmp_path: Path) -> None:
+    file = tmp_path / "q.jsonl"
+    file.write_text("\n".join(json.dumps(row(f"r{i}")) for i in range(8)), encoding="utf-8")
+    rows = load_queries(file)
+    check_gold(rows, lambda key: True, file)
+    with pytest.raises(CatalogError, match=r"the catalog lacks 8 gold tools \(r0 -> s/t; .* and 3 more\)"):
+        check_gold(rows, lambda key: key != ("s", "t"), file)

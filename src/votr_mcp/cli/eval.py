@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -79,6 +81,40 @@ def _check_data(args: argparse.Namespace) -> None:
         if not extra.exists():
             raise CatalogError(f"--distractors '{extra}' not found; pass a catalog folder or file, e.g. "
                                "../shared/bench/smithery_distractors")
+    if args.json is not None:
+        _check_writable(args.json)
+
+
+def _check_writable(out: Path) -> None:
+    """Fail before the evaluation, not after it, when the --json file cannot be written."""
+    from votr_mcp.errors import CatalogError
+
+    if out.is_dir():
+        raise CatalogError(f"--json '{out}' is a folder; give a file path, e.g. {out / 'results.json'}")
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=out.parent, prefix=f".{out.name}.", delete=True):
+            pass
+    except OSError as exc:
+        raise CatalogError(f"cannot write --json '{out}' ({exc.strerror or exc}); choose a writable path") from exc
+
+
+def _write_json(out: Path, report: dict[str, Any]) -> None:
+    """Write through a temporary file and rename, so an old file is never left half-written."""
+    from votr_mcp.errors import CatalogError
+
+    text = json.dumps(report, indent=1, sort_keys=False) + "\n"
+    partial: str | None = None
+    try:
+        with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=out.parent, prefix=f".{out.name}.",
+                                         delete=False) as tmp:
+            partial = tmp.name
+            tmp.write(text)
+        os.replace(partial, out)
+    except OSError as exc:
+        if partial is not None:
+            Path(partial).unlink(missing_ok=True)
+        raise CatalogError(f"cannot write --json '{out}' ({exc.strerror or exc}); the tables above are complete") from exc
 
 
 def run(args: argparse.Namespace) -> int:
@@ -101,7 +137,6 @@ def run(args: argparse.Namespace) -> int:
     report["pipeline"] = factory.describe()
     sys.stdout.write(render_report(report, level=2))
     if args.json is not None:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(report, indent=1, sort_keys=False) + "\n", encoding="utf-8")
+        _write_json(args.json, report)
         print(f"wrote {args.json}", file=sys.stderr)
     return 0

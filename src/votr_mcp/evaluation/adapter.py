@@ -16,6 +16,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from votr_mcp.catalog import Catalog, load_catalog
+from votr_mcp.catalog.models import ToolKey
 from votr_mcp.evaluation.harness import Returned, Unit
 from votr_mcp.index.dense import EmbeddingCache, FileEmbeddingCache, MemoryEmbeddingCache, MiniLMEmbedder
 from votr_mcp.retrieval import STAGES, Calibration, RetrievalConfig, Retriever, naive_hybrid
@@ -152,6 +153,9 @@ class PipelineFactory:
 
     def not_ablated(self) -> dict[str, str]:
         return dict(self.inert)
+
+    def has_tool(self, key: ToolKey) -> bool:
+        return key in self.retriever.catalog
 
     def nominal_coverage(self) -> float | None:
         """The coverage the calibration promises (None without one: fixed k promises nothing)."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -19,7 +19,7 @@ from typing import Any, Literal
 from votr_mcp.catalog.models import ToolKey
 from votr_mcp.errors import CatalogError
 
-__all__ = ["DEV_SHARE", "QueryRow", "Split", "fit_source", "load_queries", "split_of", "select_split"]
+__all__ = ["DEV_SHARE", "QueryRow", "Split", "check_gold", "fit_source", "load_queries", "split_of", "select_split"]
 
 Split = Literal["dev", "test", "all"]
 DEV_SHARE = 40
@@ -66,26 +66,46 @@ def load_queries(path: str | Path) -> list[QueryRow]:
     file = Path(path)
     if not file.is_file():
         raise CatalogError(f"query file '{file}' not found; pass a queries.jsonl in the ../shared/bench format")
+    try:
+        text = file.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise CatalogError(f"{file}: not UTF-8 text ({exc}); save the query file as UTF-8 JSON lines") from exc
     rows: list[QueryRow] = []
-    for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), start=1):
+    first_line: dict[str, int] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
-            rows.append(_row(record))
+            row = _row(json.loads(line))
+            if first_line.setdefault(row.id, number) != number:
+                raise ValueError(f"id {row.id!r} is already used on line {first_line[row.id]}; ids must be unique")
+            rows.append(row)
         except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
-            raise CatalogError(f"{file}:{number}: bad query row ({exc}); each line needs id, query, gold and kind") from exc
+            problem = f"missing field {exc}" if isinstance(exc, KeyError) else str(exc)
+            raise CatalogError(f"{file}:{number}: bad query row ({problem}); each line needs id, a non-empty query, "
+                               "kind (single, multi_step or no_tool) and gold (the tools that serve it, [] for no_tool)") from exc
     return rows
 
 
 def _row(record: dict[str, Any]) -> QueryRow:
-    gold = tuple((g["server"], g["name"]) for g in record.get("gold") or [])
+    if not isinstance(record, dict):
+        raise ValueError(f"a row is a JSON object, got {type(record).__name__}")
+    query = record["query"]
+    if not isinstance(query, str) or not query.strip():
+        raise ValueError(f"query must be a non-empty string, got {query!r}")
     kind = record["kind"]
     if kind not in ("single", "multi_step", "no_tool"):
         raise ValueError(f"kind must be single, multi_step or no_tool, got {kind!r}")
+    golds = record["gold"]
+    if not isinstance(golds, list):
+        raise ValueError(f"gold must be a list of {{\"server\", \"name\"}} objects ([] for no_tool), got {golds!r}")
+    gold = tuple((_text(g, "server"), _text(g, "name")) for g in golds)
+    if (kind == "no_tool") != (not gold):
+        raise ValueError(f"a {kind} row needs {'an empty' if kind == 'no_tool' else 'a non-empty'} gold list, "
+                         f"got {len(gold)} gold tools")
     return QueryRow(
         id=str(record["id"]),
-        query=str(record["query"]),
+        query=query,
         gold=gold,
         kind=kind,
         chain=record.get("chain"),
@@ -94,6 +114,26 @@ def _row(record: dict[str, Any]) -> QueryRow:
         tool_intent=record.get("tool_intent"),
         meta=record.get("meta") or {},
     )
+
+
+def _text(gold: Any, key: str) -> str:
+    value = gold.get(key) if isinstance(gold, dict) else None
+    if not isinstance(value, str) or not value:
+        raise ValueError(f"each gold entry needs a non-empty {key!r} string, got {gold!r}")
+    return value
+
+
+def check_gold(rows: Sequence[QueryRow], has_tool: Callable[[ToolKey], bool], source: Path) -> None:
+    """Raise CatalogError when a row names a gold tool the catalog lacks: such a row cannot be
+    answered, so it would lower every figure without saying why."""
+    missing = [(row.id, key) for row in rows for key in row.gold if not has_tool(key)]
+    if not missing:
+        return
+    shown = "; ".join(f"{row_id} -> {server}/{name}" for row_id, (server, name) in missing[:5])
+    more = f" and {len(missing) - 5} more" if len(missing) > 5 else ""
+    plural = "s" if len(missing) != 1 else ""
+    raise CatalogError(f"{source}: the catalog lacks {len(missing)} gold tool{plural} ({shown}{more}); "
+                       "fix their server and name, or pass the catalog (--data) that holds them")
 
 
 def fit_source(command: str, datas: Sequence[Path], limit: int | None, *details: str) -> str:

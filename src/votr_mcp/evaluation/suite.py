@@ -18,8 +18,9 @@ from typing import Any, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
+from votr_mcp.catalog.models import ToolKey
 from votr_mcp.errors import CatalogError
-from votr_mcp.evaluation.data import DEV_SHARE, Split, load_queries, select_split
+from votr_mcp.evaluation.data import DEV_SHARE, Split, check_gold, load_queries, select_split
 from votr_mcp.evaluation.harness import (
     Searcher,
     Unit,
@@ -85,6 +86,10 @@ class SearcherFactory(Protocol):
         """The pipeline and calibration in one line, for the report."""
         ...
 
+    def has_tool(self, key: ToolKey) -> bool:
+        """Whether the catalog holds this (server, name): every gold tool must be searchable."""
+        ...
+
     def nominal_coverage(self) -> float | None:
         """The calibration's stated coverage level, to hold the measured coverage against."""
         ...
@@ -116,7 +121,9 @@ def evaluate(spec: EvalSpec, factory: SearcherFactory, progress: Progress | None
     rows = cap_per_kind(rows, spec.limit)
     units = build_units(rows)
     if not units:
-        raise CatalogError(f"no query rows in the {spec.split} split of {spec.query_file}; try --split all")
+        hint = "it has no rows" if spec.split == "all" else "try --split all"
+        raise CatalogError(f"no query rows in the {spec.split} split of {spec.query_file}; {hint}")
+    check_gold(rows, factory.has_tool, spec.query_file)
     report: dict[str, Any] = {
         "set": spec.name,
         "queries": str(spec.query_file),
