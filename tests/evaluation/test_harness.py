@@ -1,5 +1,5 @@
 from votr_mcp.evaluation.data import QueryRow
-from votr_mcp.evaluation.harness import build_units, cap_per_kind, groups_of, latency_sample
+from votr_mcp.evaluation.harness import build_units, cap_per_kind, group_top_up, groups_of, latency_sample
 from votr_mcp.evaluation.metrics import summarize
 from votr_mcp.evaluation.report import ablation_table, fmt, metrics_table
 
@@ -53,6 +53,19 @@ def test_capping_keeps_whole_chains_and_the_same_rows_every_time() -> None:
 def test_the_latency_sample_is_fixed_by_hash_not_by_input_order() -> None:
     units = build_units([q(f"s{i}", f"q{i}", [("s", "t")]) for i in range(30)])
     assert [u.id for u in latency_sample(units, 7)] == [u.id for u in latency_sample(list(reversed(units)), 7)]
+
+
+def test_the_timing_is_topped_up_until_every_group_has_enough_searches() -> None:
+    rows = [q(f"s{i}", f"q{i}", [("s", "t")], level=1) for i in range(60)]
+    rows += [q(f"n{i}", f"joke {i}", [], "no_tool", level=5) for i in range(6)]
+    units = build_units(rows)
+    sample = latency_sample(units, 10)
+    extra = group_top_up(units, sample, 8)
+    timed = [*sample, *extra]
+    assert len({u.id for u in timed}) == len(timed)
+    assert sum(u.kind == "no_tool" for u in timed) == 6  # the whole small group
+    assert sum(u.kind == "single" for u in timed) >= 8
+    assert group_top_up(units, timed, 8) == []
 
 
 def test_tables_print_every_group_and_dashes_where_a_metric_does_not_apply() -> None:

@@ -12,6 +12,7 @@ from votr_mcp.evaluation.metrics import (
     step_recall,
     summarize,
     summarize_groups,
+    timed_percentiles,
     wilson_interval,
 )
 
@@ -108,10 +109,21 @@ def test_chain_success_needs_every_step_of_a_chain_handed_off() -> None:
     assert m["top1"] == pytest.approx(3 / 4)
 
 
+def test_false_abstention_counts_every_row_a_whole_task_query_answers() -> None:
+    task = Outcome("c1", "multi_step", (gold(A), gold(B)), (C,), (), whole_task=True, rows=3)
+    answered = single("1", gold(A), [A], [A])
+    m = summarize([task, answered])
+    assert m["false_abstain"] == pytest.approx(3 / 4)
+    assert m["counts"]["answerable"] == 4
+
+
 def test_latency_percentiles_need_enough_timed_searches() -> None:
-    few = [single(str(i), gold(A), [A], [A], latency_ms=float(i)) for i in range(5)]
+    few = [single(str(i), gold(A), [A], [A], latency_ms=float(i) if i < 5 else None) for i in range(30)]
     latency = summarize(few)["latency_ms"]
     assert (latency["p50"], latency["p95"], latency["samples"]) == (None, None, 5)
+    small_group = few[:5]  # a group this small is timed whole: its figures are printed
+    assert summarize(small_group)["latency_ms"]["p50"] == pytest.approx(2.0)
+    assert timed_percentiles(few, only={"0", "1"})["samples"] == 2
     many = [single(str(i), gold(A), [A], [A], latency_ms=float(i)) for i in range(1, 101)]
     lat = summarize(many)["latency_ms"]
     assert lat["p50"] == pytest.approx(50.5) and lat["p95"] == pytest.approx(95.05)

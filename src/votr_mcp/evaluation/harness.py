@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import time
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
@@ -33,6 +34,7 @@ __all__ = [
     "cap_per_kind",
     "describe_units",
     "groups_of",
+    "group_top_up",
     "latency_sample",
     "run_units",
     "stable_order",
@@ -152,6 +154,20 @@ def build_units(rows: Sequence[QueryRow]) -> list[Unit]:
 def latency_sample(units: Sequence[Unit], size: int) -> list[Unit]:
     """The ``size`` units first in hash order: a fixed sample for timing."""
     return sorted(units, key=lambda u: stable_order(u.id))[:size]
+
+
+def group_top_up(units: Sequence[Unit], sample: Sequence[Unit], least: int) -> list[Unit]:
+    """More units to time, in hash order, until every group has ``least`` timed searches (or all of
+    its own): a small group (no-tool rows, a level) then gets latency figures too."""
+    timed = {u.id for u in sample}
+    count = Counter(g for u in sample for g in u.groups)
+    extra: list[Unit] = []
+    for unit in sorted(units, key=lambda u: stable_order(u.id)):
+        if unit.id not in timed and any(count[g] < least for g in unit.groups):
+            extra.append(unit)
+            timed.add(unit.id)
+            count.update(unit.groups)
+    return extra
 
 
 def _outcome(unit: Unit, got: Returned, latency_ms: float | None = None, search_ms: float | None = None) -> Outcome:

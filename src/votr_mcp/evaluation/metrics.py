@@ -15,12 +15,15 @@ Definitions (also printed at the top of eval/RESULTS.md):
 * ``coverage``: handoff over answerable rows scored one by one; the figure to hold against the
   calibration's nominal level (its guarantee is per query, not per step of a task).
 * ``mean_k``: tools returned per search. ``abstain_no_tool``: share of no-tool rows that got
-  zero tools. ``false_abstain``: share of answerable searches that got zero tools.
+  zero tools. ``false_abstain``: share of answerable rows that got zero tools (every row of a
+  whole-task query counts, since its one search answers them all).
 * ``task_recall5/10``: for whole-task queries, the share of the task's distinct gold steps found
   in the first 5/10 of the ranked list, averaged over tasks.
 * ``chain_success``: share of chains whose every step was handed off (for a whole-task query,
   every distinct step is in its returned tools).
-* ``latency_ms``: p50/p95 of end-to-end search time (query embedding included) on a fixed sample;
+* ``latency_ms``: p50/p95 of end-to-end search time (query embedding included) on a fixed sample,
+  topped up so that each group has at least 20 timed searches (all of them in a smaller group);
+  the overall figure uses the fixed sample alone;
   ``no_embed_p50/p95``: the same over every search with its query vectors precomputed (the
   pipeline's own cost). ``tokens_per_search``: mean exact cl100k tokens of what search returns.
 """
@@ -28,7 +31,7 @@ Definitions (also printed at the top of eval/RESULTS.md):
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,6 +52,7 @@ __all__ = [
     "summarize",
     "summarize_groups",
     "SHARE_OF",
+    "timed_percentiles",
     "wilson_interval",
 ]
 
@@ -135,8 +139,25 @@ def _mean(values: Sequence[float]) -> float | None:
     return float(sum(values) / len(values)) if values else None
 
 
+def _row_share(outcomes: Sequence[Outcome], test: Any) -> float | None:
+    """The share of the rows behind ``outcomes`` whose search passes ``test`` (a whole-task query
+    stands for each of its rows)."""
+    rows = sum(o.rows for o in outcomes)
+    return sum(o.rows for o in outcomes if test(o)) / rows if rows else None
+
+
 # Fewer timed searches than this in a group give a percentile too noisy to print.
 MIN_LATENCY_SAMPLES = 20
+
+
+def timed_percentiles(outcomes: Sequence[Outcome], only: Collection[str] | None = None) -> dict[str, Any]:
+    """p50/p95 of the end-to-end timings among ``outcomes`` (those whose id is in ``only``, if given),
+    and how many there were; None when fewer than MIN_LATENCY_SAMPLES were timed, unless every
+    outcome was (a small group)."""
+    timed = [o.latency_ms for o in outcomes if o.latency_ms is not None and (only is None or o.id in only)]
+    enough = len(timed) >= MIN_LATENCY_SAMPLES or (bool(timed) and len(timed) == len(outcomes))
+    return {"p50": percentile(timed, 50) if enough else None, "p95": percentile(timed, 95) if enough else None,
+            "samples": len(timed)}
 
 
 def summarize(outcomes: Sequence[Outcome]) -> dict[str, Any]:
@@ -159,8 +180,6 @@ def summarize(outcomes: Sequence[Outcome]) -> dict[str, Any]:
     chain_ok = [all(set(o.returned) & o.steps[0] for o in members) for members in chains.values()]
     chain_ok += [all(set(o.returned) & gold for gold in o.steps) for o in tasks]
 
-    timed = [o.latency_ms for o in outcomes if o.latency_ms is not None]
-    enough = len(timed) >= MIN_LATENCY_SAMPLES
     ranking = [o.search_ms for o in outcomes if o.search_ms is not None]
     ranking_enough = len(ranking) >= MIN_LATENCY_SAMPLES
     counted = [float(o.tokens) for o in outcomes if o.tokens is not None]
@@ -174,24 +193,22 @@ def summarize(outcomes: Sequence[Outcome]) -> dict[str, Any]:
         "handoff": _mean([1.0 if s else 0.0 for s in served]),
         "mean_k": _mean([float(len(o.returned)) for o in outcomes]),
         "abstain_no_tool": share(no_tool, lambda o: not o.returned),
-        "false_abstain": share(answerable, lambda o: not o.returned),
+        "false_abstain": _row_share(answerable, lambda o: not o.returned),
         "coverage": share(per_row, lambda o: bool(set(o.returned) & o.steps[0])),
         "task_recall5": _mean([step_recall(o.ranked, o.steps, 5) for o in tasks]),
         "task_recall10": _mean([step_recall(o.ranked, o.steps, 10) for o in tasks]),
         "chain_success": _mean([1.0 if ok else 0.0 for ok in chain_ok]),
         "latency_ms": {
-            "p50": percentile(timed, 50) if enough else None,
-            "p95": percentile(timed, 95) if enough else None,
-            "samples": len(timed),
+            **timed_percentiles(outcomes),
             # Every search of the accuracy pass, query vectors precomputed: the pipeline's own cost.
             "no_embed_p50": percentile(ranking, 50) if ranking_enough else None,
             "no_embed_p95": percentile(ranking, 95) if ranking_enough else None,
         },
         "tokens_per_search": _mean(counted),
         # What each share above counts, for intervals: top-k, MRR and coverage count rows scored one by
-        # one; hand-off counts answerable steps; the abstention shares count no-tool and answerable searches.
+        # one; hand-off counts answerable steps; the abstention shares count no-tool searches and answerable rows.
         "counts": {"rows_scored": len(per_row), "steps": len(served), "no_tool": len(no_tool),
-                   "answerable": len(answerable), "tasks": len(tasks), "chains": len(chain_ok)},
+                   "answerable": sum(o.rows for o in answerable), "tasks": len(tasks), "chains": len(chain_ok)},
     }
 
 
