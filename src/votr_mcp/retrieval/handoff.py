@@ -70,7 +70,8 @@ class HandOff:
         p = self.confidences(ranking)
         if p is None or cal is None:
             k = cfg.default_k
-            why = "dense index not ready; fixed k" if not self.use_dense else "no calibration; fixed k"
+            why = ("lexical scores only (no dense index yet, or none asked for); fixed k" if not self.use_dense
+                   else "no calibration; fixed k")
             return min(k, max_results or k, len(ranking.order)), None, why
         score = cal.abstain_score(ranking.cosines, ranking.lexical)
         if score < cal.abstain_threshold:
