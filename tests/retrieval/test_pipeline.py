@@ -47,6 +47,14 @@ def test_a_whole_task_query_is_split_into_needs_each_with_its_tool(retriever):
     assert {("filesystem", "read_file")} <= set(result.ranked_keys[:3])
 
 
+def test_every_list_scores_its_tools_against_its_own_best_so_needs_and_whole_query_read_alike(retriever):
+    for config in (retriever.config, retriever.config.with_(rerank=False)):
+        result = retriever.with_config(config).search("Read the file report.txt and then email it to my boss")
+        for ranked in [result.ranked, *(n.ranked for n in result.needs)]:
+            scores = [h.score for h in ranked]
+            assert scores[0] == pytest.approx(1.0) and all(0 < s <= 1.0 for s in scores)
+
+
 def test_a_whole_tasks_needs_are_ranked_by_the_fusion_alone_unless_told_otherwise(retriever):
     query = "Read the file report.txt and then email it to my boss"
     plain = retriever.with_config(retriever.config.with_(rerank=False)).search(query)

@@ -53,9 +53,12 @@ def run(args: argparse.Namespace) -> int:
     out = sys.stdout
     if result.abstained:
         out.write(f"no tool returned: {result.reason}\n")
-    for need in result.needs:
-        out.write(f"need {result.needs.index(need) + 1}: {need.text}\n")
-    rows = [(h.call_name, f"{h.score:.4f}", h.tier, "" if h.need is None else str(h.need + 1), h.signature) for h in result.hits]
+    for number, need in enumerate(result.needs, start=1):
+        out.write(f"need {number}: {need.text}\n")
+    # In a whole task, a hit without a need is the whole query's own best tool.
+    unlabelled = "all" if result.needs else ""
+    rows = [(h.call_name, f"{h.score:.4f}", h.tier, unlabelled if h.need is None else str(h.need + 1), h.signature)
+            for h in result.hits]
     if rows:
         widths = [max(len(r[i]) for r in rows + [("tool", "score", "tier", "need", "")]) for i in range(4)]
         out.write("  ".join(h.ljust(w) for h, w in zip(("tool", "score", "tier", "need"), widths)) + "  signature\n")

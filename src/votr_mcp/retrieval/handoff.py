@@ -41,13 +41,14 @@ class HandOff:
     def hits(self, ranking: Ranking, limit: int, p: NDArray[np.float64] | None, threshold: float | None,
              need: int | None) -> list[Hit]:
         out = []
+        scores = relative(ranking)  # reranked lists already peak at 1; fusion scores (up to 3) do not
         for j, i in enumerate(ranking.order[:limit]):
             tool = self.catalog[int(i)]
             conf = float(p[j]) if p is not None else None
             tier = "unknown"
             if conf is not None and threshold is not None:
                 tier = "high" if conf >= max(0.5, threshold) else "medium" if conf >= threshold else "low"
-            out.append(Hit(tool, self.call_names[tool.key], float(ranking.fused[j]), conf, tier, need))
+            out.append(Hit(tool, self.call_names[tool.key], float(scores[j]), conf, tier, need))
         return out
 
     def confidences(self, ranking: Ranking) -> NDArray[np.float64] | None:
@@ -94,7 +95,8 @@ class HandOff:
             if float(sims.max()) >= cfg.expansion_cosine and self.catalog[int(i)].server not in {h.tool.server for h in hits}:
                 tool = self.catalog[int(i)]
                 conf = float(p[j]) if p is not None else None
-                extra.append(Hit(tool, self.call_names[tool.key], float(ranking.fused[j]), conf, "medium", need))
+                extra.append(Hit(tool, self.call_names[tool.key], float(ranking.fused[j] / ranking.fused[0]), conf,
+                                 "medium", need))
         return hits + extra
 
     def parts(self, ranking: Ranking, max_results: int | None, need: int | None) -> tuple[list[Hit], list[Hit], str]:

@@ -15,7 +15,8 @@ __all__ = ["Hit", "Need", "SearchResult"]
 
 @dataclass(frozen=True, slots=True)
 class Hit:
-    """One tool in a result: its fused score, calibrated confidence and tier, and the need it serves."""
+    """One tool in a result: its score over the best score of its own list (1 = that list's best, so
+    whole-query and per-need hits read alike), calibrated confidence and tier, and the need it serves."""
 
     tool: Tool
     call_name: str
