@@ -85,3 +85,89 @@ def test_duplicate_keys_keep_the_first_and_are_reported(tmp_path: Path) -> None:
 def test_missing_path_raises_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(CatalogError, match="does not exist"):
         load_catalog(tmp_path / "nope.jsonl")
+
+
+def mcp_listing(*names: str) -> str:
+    return json.dumps({"tools": [{"name": n, "description": f"{n}.", "inputSchema": {"type": "object"}} for n in names]})
+
+
+def test_a_generic_file_name_takes_its_folder_name_as_the_server(tmp_path: Path) -> None:
+    for server in ("github", "gitlab"):
+        (tmp_path / server).mkdir()
+        (tmp_path / server / "tools.json").write_text(mcp_listing("search_issues", "create_issue"), encoding="utf-8")
+    (tmp_path / "gitlab" / "Tools-List.JSON").write_text(mcp_listing("merge"), encoding="utf-8")
+
+    result = load_catalog(tmp_path)
+
+    assert sorted(t.key for t in result.catalog) == [
+        ("github", "create_issue"), ("github", "search_issues"),
+        ("gitlab", "create_issue"), ("gitlab", "merge"), ("gitlab", "search_issues")]
+    (problem,) = result.problems  # two gitlab files feed one server
+    assert problem.path.endswith("tools.json") and "Tools-List.JSON" in problem.message
+
+
+def test_two_files_feeding_one_server_are_named_in_a_warning(tmp_path: Path) -> None:
+    (tmp_path / "github.json").write_text(mcp_listing("a"), encoding="utf-8")
+    (tmp_path / "more.json").write_text(json.dumps({"server": "github", "tools": [{"name": "b"}]}), encoding="utf-8")
+
+    (problem,) = load_catalog(tmp_path).problems
+
+    assert problem.path == str(tmp_path / "more.json")
+    assert f"server 'github' also gets tools from '{tmp_path / 'github.json'}'" in problem.message
+
+
+def test_a_duplicate_names_the_dropped_entry_and_whether_it_differs(tmp_path: Path) -> None:
+    (tmp_path / "notes.json").write_text(json.dumps({"server": "notes", "tools": [{"name": "add_note", "description": "Add a note."}]}),
+                                         encoding="utf-8")
+    write_jsonl(tmp_path / "same.jsonl", [json.dumps({**BENCH_TOOL, "input_schema": {}, "server_category": None})])
+    write_jsonl(tmp_path / "z.jsonl", ["", json.dumps({**BENCH_TOOL, "description": "Another."})])
+
+    result = load_catalog(tmp_path)
+
+    dups = [p for p in result.problems if p.message.startswith("duplicate")]
+    assert [(Path(p.path).name, p.line) for p in dups] == [("same.jsonl", 1), ("z.jsonl", 2)]
+    assert f"first loaded at {tmp_path / 'notes.json'} (tools[0])" in dups[0].message
+    assert "same definition" in dups[0].message and "different definition" in dups[1].message
+
+
+def test_a_benchmark_set_folder_loads_its_tools_jsonl_alone(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    write_jsonl(tmp_path / "tools.jsonl", [json.dumps(BENCH_TOOL)])
+    write_jsonl(tmp_path / "queries.jsonl", [json.dumps({"query": "add a note", "gold": ["notes/add_note"]})])
+    (tmp_path / "stats.json").write_text(json.dumps({"tools": 1}), encoding="utf-8")
+
+    with caplog.at_level("INFO", logger="votr_mcp.catalog.loaders"):
+        result = load_catalog(tmp_path)
+
+    assert [t.key for t in result.catalog] == [("notes", "add_note")] and result.problems == ()
+    assert "reading that file alone" in caplog.text
+
+
+def test_suffixes_match_in_any_case_and_ndjson_is_read_by_line(tmp_path: Path) -> None:
+    (tmp_path / "UPPER.JSON").write_text(mcp_listing("shout"), encoding="utf-8")
+    write_jsonl(tmp_path / "more.NDJSON", [json.dumps(BENCH_TOOL), json.dumps({**BENCH_TOOL, "name": "delete_note"})])
+
+    assert sorted(t.name for t in load_catalog(tmp_path).catalog) == ["add_note", "delete_note", "shout"]
+    assert len(load_catalog(tmp_path / "more.NDJSON").catalog) == 2
+
+
+EMPTY = "the file holds no tool entries (a .jsonl holds one JSON tool object per line)"
+
+
+@pytest.mark.parametrize(("lines", "said"), [([], EMPTY), (["", "  "], EMPTY),
+                                             (["garbage", "{}"], "every entry had a problem (2 reported above); fix them and load again")])
+def test_a_catalog_that_yields_no_tool_says_so_naming_its_path(tmp_path: Path, lines: list[str], said: str) -> None:
+    file = tmp_path / "tools.jsonl"
+    file.write_text("\n".join(lines), encoding="utf-8")
+
+    result = load_catalog(file)
+
+    assert len(result.catalog) == 0
+    assert str(result.problems[-1]) == f"{file}: no tools loaded: {said}"
+
+
+def test_a_catalog_that_loads_no_tool_refuses_to_be_searched_and_says_why(tmp_path: Path) -> None:
+    file = tmp_path / "tools.jsonl"
+    file.write_text('{"server": "s"}\n', encoding="utf-8")
+    loaded = load_catalog(file)
+    with pytest.raises(CatalogError, match="no tools loaded: every entry had a problem"):
+        loaded.require_tools()

@@ -1,54 +1,48 @@
-"""Read tool catalogs from disk.
+"""Read tool catalogs from disk: a file, or a folder of files.
 
-Three shapes are understood, told apart by file suffix and content:
+Three sources are understood:
 
-* ``*.jsonl``, the ../shared/bench format: one tool per line, with ``server``,
-  ``server_description``, ``name``, ``description``, ``input_schema`` and optional
-  ``server_summary``, ``title``, ``output_schema``, ``annotations``, ``examples``.
-* ``*.json``, a captured MCP ``tools/list`` result: ``{"server": {...} | "name", "tools": [...]}``
-  (tools in MCP camelCase or snake_case), a list of such objects, or a bare ``{"tools": [...]}``
-  whose server is named after the file.
-* a folder (such as the project's ``registry/``): every ``*.json`` / ``*.jsonl`` below it.
+* a ``*.jsonl`` or ``*.ndjson`` file in the ../shared/bench format: one tool per line, with
+  ``server``, ``server_description``, ``name``, ``description``, ``input_schema`` and
+  optional ``server_summary``, ``title``, ``output_schema``, ``annotations``, ``examples``.
+* a ``*.json`` file of captured MCP ``tools/list`` results (see :mod:`.formats` for the
+  shapes). Tools whose listing names no server take the file's name; a file with a
+  generic name (``tools.json``, ``tools_list.json``, ``list.json``, ``index.json``, ...:
+  :data:`GENERIC_STEMS`) takes its folder's name instead, so ``github/tools.json`` is
+  server ``github``.
+* a folder (such as the project's ``registry/``): every such file below it, suffixes
+  matched case-insensitively. A folder that holds a ``tools.jsonl`` is a benchmark set
+  (../shared/bench/<set>/): that file alone is read, not the query files beside it.
 
-A malformed entry is reported as a :class:`Problem` naming file and line (or JSON
-position) and is skipped; the rest still loads. Only an unreadable path raises.
+A malformed entry is reported as a :class:`Problem` naming file and line (or position in
+the JSON document) and is skipped; the rest still loads. So is a file in a folder that
+cannot be read or is not UTF-8. Two files feeding the same server, a duplicate tool (the
+first one is kept) and a catalog that yields no tool at all are reported too. Only a
+missing path, a folder with no catalog files, or a named file that cannot be read raise.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable, Iterator, Mapping
+import logging
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from votr_mcp.catalog.models import Catalog, Tool
+from votr_mcp.catalog.canonical import content_hash
+from votr_mcp.catalog.formats import Entry, Problem, read_json, read_jsonl
+from votr_mcp.catalog.models import Catalog, ToolKey
 from votr_mcp.errors import CatalogError
 
-__all__ = ["Problem", "LoadResult", "load_catalog", "tool_from_mapping", "tools_from_tools_list"]
+__all__ = ["GENERIC_STEMS", "LoadResult", "Problem", "default_server_name", "load_catalog"]
 
-_KNOWN_KEYS = {
-    "server", "server_description", "server_summary", "name", "title", "description",
-    "input_schema", "inputSchema", "output_schema", "outputSchema", "annotations", "examples",
-}
+log = logging.getLogger(__name__)
 
+GENERIC_STEMS = frozenset({"tools", "tools_list", "tools-list", "tools.list", "list", "index", "catalog"})
+"""File names (without suffix, any case) that say nothing about the server: the folder names it."""
 
-@dataclass(frozen=True, slots=True)
-class Problem:
-    """One entry that could not be loaded, and why."""
-
-    path: str
-    line: int | None
-    message: str
-    where: str | None = None
-
-    def __str__(self) -> str:
-        place = self.path
-        if self.line is not None:
-            place += f":{self.line}"
-        if self.where:
-            place += f" ({self.where})"
-        return f"{place}: {self.message}"
+_LINES_SUFFIXES = (".jsonl", ".ndjson")
+_DOCUMENT_SUFFIXES = (".json",)
+_SET_FILE = "tools.jsonl"
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,152 +52,119 @@ class LoadResult:
     catalog: Catalog
     problems: tuple[Problem, ...]
 
+    def require_tools(self) -> Catalog:
+        """The catalog, or CatalogError when not one tool loaded (the last problem says why)."""
+        if len(self.catalog) == 0:
+            raise CatalogError(str(self.problems[-1]) if self.problems else "no tools loaded")
+        return self.catalog
+
 
 def load_catalog(path: str | Path) -> LoadResult:
-    """Load a tools.jsonl file, a captured tools/list JSON file, or a folder of them."""
+    """Load a tools.jsonl file, a captured tools/list JSON file, or a folder of them.
+
+    A folder holding a ``tools.jsonl`` (a benchmark set) loads that file alone, and says so
+    in an INFO log line. Problems come back in :attr:`LoadResult.problems`, never raised.
+    """
     root = Path(path)
     if not root.exists():
         raise CatalogError(f"catalog path '{root}' does not exist; pass a tools.jsonl file, a tools/list JSON file or a folder of them")
-    files = _catalog_files(root)
-    if not files:
-        raise CatalogError(f"no *.json or *.jsonl files under '{root}'; a catalog folder holds captured tools/list JSON files")
-    tools: list[Tool] = []
     problems: list[Problem] = []
+    files = [root] if root.is_file() else _folder_files(root, problems)
+    if not files and not problems:
+        raise CatalogError(f"no *.json, *.jsonl or *.ndjson files under '{root}'; a catalog folder holds captured "
+                           "tools/list JSON files or a tools.jsonl")
+    entries: list[Entry] = []
     for file in files:
-        loader = _load_jsonl if file.suffix == ".jsonl" else _load_json
-        for item in loader(file):
-            (problems if isinstance(item, Problem) else tools).append(item)
-    catalog = Catalog(tools)
-    for server, name in catalog.duplicates:
-        problems.append(Problem(str(root), None, f"duplicate tool '{name}' of server '{server}': the first one was kept"))
-    return LoadResult(catalog, tuple(problems))
+        for item in _read(file, named=file == root):
+            (problems if isinstance(item, Problem) else entries).append(item)
+    problems.extend(_shared_servers(entries))
+    kept = _first_of_each_key(entries, problems)
+    if not kept:
+        problems.append(_nothing_loaded(root, problems))
+    return LoadResult(Catalog(entry.tool for entry in kept), tuple(problems))
 
 
-def _catalog_files(root: Path) -> list[Path]:
-    if root.is_file():
-        return [root]
-    return sorted(p for p in root.rglob("*") if p.is_file() and p.suffix in (".json", ".jsonl"))
+def default_server_name(file: Path) -> str:
+    """The server of a listing that names none: the file's stem, or its folder's name for a generic stem."""
+    if file.stem.lower() in GENERIC_STEMS:
+        return file.absolute().parent.name or file.stem
+    return file.stem
 
 
-def _load_jsonl(file: Path) -> Iterator[Tool | Problem]:
+def _folder_files(folder: Path, problems: list[Problem]) -> list[Path]:
+    """Catalog files below ``folder`` in sorted order; a benchmark set folder gives its tools.jsonl alone."""
+    set_file = folder / _SET_FILE
+    if set_file.is_file():
+        log.info("'%s' holds a %s: reading that file alone as the catalog (a benchmark set; its query and "
+                 "stats files are not tools)", folder, _SET_FILE)
+        return [set_file]
     try:
-        lines = file.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CatalogError(f"cannot read '{file}': {exc}") from exc
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            yield Problem(str(file), number, f"not valid JSON ({exc.msg} at column {exc.colno})")
-            continue
-        if not isinstance(record, dict):
-            yield Problem(str(file), number, f"expected a JSON object per line, got {type(record).__name__}")
-            continue
-        try:
-            yield tool_from_mapping(record)
-        except ValueError as exc:
-            yield Problem(str(file), number, str(exc))
+        children = sorted(folder.iterdir())
+    except OSError as exc:
+        problems.append(Problem(str(folder), None, f"cannot list this folder ({exc.strerror}); its files were skipped"))
+        return []
+    files: list[Path] = []
+    for child in children:
+        if child.is_dir() and not child.is_symlink():  # as rglob: no symlinked folders, so no cycles
+            files.extend(_folder_files(child, problems))
+        elif child.suffix.lower() in _LINES_SUFFIXES + _DOCUMENT_SUFFIXES and child.is_file():
+            files.append(child)
+    return files
 
 
-def _load_json(file: Path) -> Iterator[Tool | Problem]:
+def _read(file: Path, *, named: bool) -> Iterable[Entry | Problem]:
     try:
-        text = file.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CatalogError(f"cannot read '{file}': {exc}") from exc
-    try:
-        document = json.loads(text)
-    except json.JSONDecodeError as exc:
-        yield Problem(str(file), exc.lineno, f"not valid JSON ({exc.msg} at column {exc.colno}); the whole file was skipped")
-        return
-    listings = document if isinstance(document, list) else [document]
-    for index, listing in enumerate(listings):
-        where = f"[{index}]" if isinstance(document, list) else ""
-        if not isinstance(listing, dict) or not isinstance(listing.get("tools"), list):
-            yield Problem(str(file), None, "expected an object with a 'tools' list (a captured tools/list result)", where or None)
-            continue
-        server = _server_fields(listing, default_name=file.stem)
-        for position, raw in enumerate(listing["tools"]):
-            spot = f"{where}tools[{position}]"
-            if not isinstance(raw, dict):
-                yield Problem(str(file), None, f"expected a tool object, got {type(raw).__name__}", spot)
-                continue
-            try:
-                yield tool_from_mapping({**server, **raw})
-            except ValueError as exc:
-                yield Problem(str(file), None, str(exc), spot)
+        data = file.read_bytes()
+    except OSError as exc:
+        if named:
+            raise CatalogError(f"cannot read '{file}': {exc.strerror}; check that it is a readable file") from exc
+        return [Problem(str(file), None, f"cannot read this file ({exc.strerror}); it was skipped, check its permissions")]
+    if file.suffix.lower() in _LINES_SUFFIXES:
+        return read_jsonl(file, data)
+    return read_json(file, data, default_server_name(file))
 
 
-def _server_fields(listing: Mapping[str, Any], default_name: str) -> dict[str, Any]:
-    server = listing.get("server")
-    info = listing.get("serverInfo") if isinstance(listing.get("serverInfo"), dict) else {}
-    if isinstance(server, dict):
-        return {
-            "server": server.get("name") or default_name,
-            "server_description": server.get("description") or "",
-            "server_summary": server.get("summary") or server.get("instructions") or "",
-        }
-    return {
-        "server": server if isinstance(server, str) and server else info.get("name") or default_name,
-        "server_description": listing.get("server_description") or listing.get("description") or "",
-        "server_summary": listing.get("server_summary") or listing.get("instructions") or "",
-    }
+def _shared_servers(entries: list[Entry]) -> list[Problem]:
+    """One warning per file whose tools join a server first met in another file."""
+    first_file: dict[str, str] = {}
+    warned: set[tuple[str, str]] = set()
+    problems: list[Problem] = []
+    for entry in entries:
+        server = entry.tool.server
+        origin = first_file.setdefault(server, entry.path)
+        if origin != entry.path and (server, entry.path) not in warned:
+            warned.add((server, entry.path))
+            problems.append(Problem(entry.path, None, (
+                f"server '{server}' also gets tools from '{origin}': both files are merged into one server. If they "
+                "are different servers, name each one (\"server\": \"...\") or put each file in a folder named after it")))
+    return problems
 
 
-def tools_from_tools_list(server: str, tools: Iterable[Mapping[str, Any]], *, description: str = "", summary: str = "") -> list[Tool]:
-    """Tools from the ``tools`` of an MCP ``tools/list`` result; raises ValueError on a bad entry."""
-    base = {"server": server, "server_description": description, "server_summary": summary}
-    return [tool_from_mapping({**base, **dict(raw)}) for raw in tools]
+def _first_of_each_key(entries: list[Entry], problems: list[Problem]) -> list[Entry]:
+    """The first entry of every (server, name); each later one is reported where it stands."""
+    first: dict[ToolKey, Entry] = {}
+    for entry in entries:
+        kept = first.setdefault(entry.tool.key, entry)
+        if kept is not entry:
+            problems.append(_duplicate(entry, kept))
+    return list(first.values())
 
 
-def tool_from_mapping(record: Mapping[str, Any]) -> Tool:
-    """Build a Tool from a bench-format or MCP-format mapping; ValueError says what is wrong."""
-    server = record.get("server")
-    name = record.get("name")
-    if not isinstance(server, str) or not server.strip():
-        raise ValueError("missing 'server' (a non-empty string naming the tool's server)")
-    if not isinstance(name, str) or not name.strip():
-        raise ValueError("missing 'name' (a non-empty string)")
-    description = record.get("description")
-    if description is not None and not isinstance(description, str):
-        raise ValueError(f"tool '{name}': 'description' must be a string, got {type(description).__name__}")
-    schema = _pick(record, "input_schema", "inputSchema")
-    if schema is None:
-        schema = {}
-    if not isinstance(schema, dict):
-        raise ValueError(f"tool '{name}': 'input_schema' must be a JSON object, got {type(schema).__name__}")
-    output = _pick(record, "output_schema", "outputSchema")
-    if output is not None and not isinstance(output, dict):
-        raise ValueError(f"tool '{name}': 'output_schema' must be a JSON object or null")
-    annotations = record.get("annotations")
-    if annotations is not None and not isinstance(annotations, dict):
-        raise ValueError(f"tool '{name}': 'annotations' must be a JSON object or null")
-    examples = record.get("examples") or []
-    if not isinstance(examples, list) or not all(isinstance(e, str) for e in examples):
-        raise ValueError(f"tool '{name}': 'examples' must be a list of strings")
-    title = record.get("title")
-    return Tool(
-        server=server.strip(),
-        name=name,
-        description=description or "",
-        input_schema=schema,
-        server_description=_text(record.get("server_description")),
-        server_summary=_text(record.get("server_summary")),
-        title=title if isinstance(title, str) and title else None,
-        output_schema=output,
-        annotations=annotations or None,
-        examples=tuple(examples),
-        extra={k: v for k, v in record.items() if k not in _KNOWN_KEYS},
-    )
+def _duplicate(dropped: Entry, kept: Entry) -> Problem:
+    server, name = dropped.tool.key
+    if content_hash(dropped.tool) == content_hash(kept.tool):
+        detail = "with the same definition; this copy was dropped"
+    else:
+        detail = "with a different definition; the first was kept and this one dropped: remove the stale copy"
+    message = f"duplicate tool '{name}' of server '{server}', first loaded at {kept.place}, {detail}"
+    return Problem(dropped.path, dropped.line, message, dropped.where)
 
 
-def _pick(record: Mapping[str, Any], *names: str) -> Any:
-    for name in names:
-        if name in record:
-            return record[name]
-    return None
-
-
-def _text(value: Any) -> str:
-    return value if isinstance(value, str) else ""
+def _nothing_loaded(root: Path, problems: list[Problem]) -> Problem:
+    if problems:
+        what = f"every entry had a problem ({len(problems)} reported above); fix them and load again"
+    elif root.is_file():
+        what = "the file holds no tool entries (a .jsonl holds one JSON tool object per line)"
+    else:
+        what = "its files hold no tool entries"
+    return Problem(str(root), None, f"no tools loaded: {what}")

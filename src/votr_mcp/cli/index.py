@@ -103,7 +103,7 @@ def _load(args: argparse.Namespace) -> tuple[Any, str]:
     result = load_catalog(path)
     for problem in result.problems:
         log.warning("%s", problem)
-    return result.catalog, f"catalog {path}"
+    return result.require_tools(), f"catalog {path}"
 
 
 def _harvest(args: argparse.Namespace) -> tuple[Any, dict[str, str], str, set[str]]:

@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     for problem in loaded.problems:
         log.warning("%s", problem)
     embedder = None if args.lexical else MiniLMEmbedder()
-    retriever = Retriever.build(loaded.catalog, embedder=embedder, cache=FileEmbeddingCache(cache_dir(args.cache_dir)),
+    retriever = Retriever.build(loaded.require_tools(), embedder=embedder, cache=FileEmbeddingCache(cache_dir(args.cache_dir)),
                                 config=config)
     result = retriever.search(args.query, server_intent=args.server_intent, tool_intent=args.tool_intent,
                               max_results=args.max_results)

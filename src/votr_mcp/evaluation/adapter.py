@@ -69,7 +69,7 @@ def _load(data: Path) -> Catalog:
         log.warning("%s", problem)
     if len(loaded.problems) > 5:
         log.warning("... and %d more catalog problems", len(loaded.problems) - 5)
-    return loaded.catalog
+    return loaded.require_tools()
 
 
 class PipelineSearcher:
