@@ -17,8 +17,10 @@ from votr_mcp.catalog.models import Tool
 __all__ = ["signature", "short_description", "schema_type", "count_tokens"]
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s")
+_BREAKING_SPACE = re.compile(r"[^\S ]+")  # white space other than the plain space: newlines, tabs, U+2028
 _MAX_DESCRIPTION = 160
 _MAX_PARAMS = 8
+_MAX_DEPTH = 3
 _JSON_TO_PY = {"string": "str", "integer": "int", "number": "float", "boolean": "bool", "array": "list", "object": "dict", "null": "None"}
 
 
@@ -31,37 +33,55 @@ def short_description(text: str, limit: int = _MAX_DESCRIPTION) -> str:
     return first
 
 
-def schema_type(schema: Any) -> str:
-    """A short Python-like type for a JSON schema fragment (``str``, ``list[int]``, ``str|int``)."""
+def schema_type(schema: Any, depth: int = 0) -> str:
+    """A short Python-like type for a JSON schema fragment (``str``, ``list[int]``, ``str|int``).
+
+    Any value is accepted (upstream schemas are passed on unchecked); nesting deeper than
+    ``_MAX_DEPTH`` shows as ``…``.
+    """
+    if depth > _MAX_DEPTH:
+        return "…"
     if not isinstance(schema, Mapping):
         return "any"
     if "enum" in schema and isinstance(schema["enum"], list) and 0 < len(schema["enum"]) <= 4:
         return "|".join(repr(v) if isinstance(v, str) else str(v) for v in schema["enum"])
     kind = schema.get("type")
     if isinstance(kind, list):
-        return "|".join(_JSON_TO_PY.get(str(k), str(k)) for k in kind)
+        return "|".join(_JSON_TO_PY.get(k, str(k)) if isinstance(k, str) else str(k) for k in kind)
     if kind == "array":
-        return f"list[{schema_type(schema.get('items'))}]" if isinstance(schema.get("items"), Mapping) else "list"
+        items = schema.get("items")
+        return f"list[{schema_type(items, depth + 1)}]" if isinstance(items, Mapping) else "list"
     if isinstance(kind, str):
         return _JSON_TO_PY.get(kind, kind)
     for union in ("anyOf", "oneOf"):
         if isinstance(schema.get(union), list):
-            return "|".join(schema_type(s) for s in schema[union][:3])
+            return "|".join(schema_type(s, depth + 1) for s in schema[union][:3])
     return "any"
 
 
 def signature(tool: Tool) -> str:
-    """``[server: S] name(p: type, q?: type) → short description``."""
+    """``[server: S] name(p: type, q?: type) → short description``, always on one line.
+
+    Robust to any input schema shape: ``properties`` that is not an object shows no
+    parameters, a ``required`` that is not a list marks none required, and entries of
+    ``required`` that are not strings are ignored.
+    """
     schema = tool.input_schema if isinstance(tool.input_schema, Mapping) else {}
     props = schema.get("properties") if isinstance(schema.get("properties"), Mapping) else {}
-    required = set(schema.get("required") or []) if isinstance(schema.get("required"), list) else set()
+    listed = schema.get("required") if isinstance(schema.get("required"), list) else []
+    required = {p for p in listed if isinstance(p, str)}
     names = sorted(props, key=lambda p: (p not in required,))  # required first, order kept otherwise
     params = [f"{p}{'' if p in required else '?'}: {schema_type(props[p])}" for p in names[:_MAX_PARAMS]]
     if len(names) > _MAX_PARAMS:
         params.append("…")
-    line = f"[server: {tool.server}] {tool.name}({', '.join(params)})"
-    description = short_description(tool.description)
+    # White space inside a name or type (a newline in a tool name) would break the one-line form.
+    line = _one_line(f"[server: {tool.server}] {tool.name}({', '.join(params)})")
+    description = short_description(tool.description or "")
     return f"{line} → {description}" if description else line
+
+
+def _one_line(text: str) -> str:
+    return _BREAKING_SPACE.sub(" ", text)
 
 
 @lru_cache(maxsize=1)

@@ -22,9 +22,10 @@ from mcp.server.mcpserver.exceptions import ToolError
 
 from votr_mcp.catalog import Tool
 from votr_mcp.errors import UpstreamError, UpstreamTimeout, VotrError
+from votr_mcp.retrieval.render import signature
 from votr_mcp.server.hooks import ChangeControl, NoChangeControl, NoSessions, SearchedTool, SessionHooks
 from votr_mcp.server.live_index import LiveIndex, Snapshot
-from votr_mcp.server.render import Found, search_structured, search_text, signature
+from votr_mcp.server.render import Found, search_structured, search_text
 from votr_mcp.server.validation import ArgumentsChecker
 
 __all__ = ["Hub", "Upstreams", "SearchAnswer", "ToolError"]

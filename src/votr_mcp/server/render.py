@@ -1,4 +1,5 @@
-"""What the agent reads: one-line tool signatures and the search_tools answer.
+"""What the agent reads: the search_tools answer, built from one-line tool signatures
+(:func:`votr_mcp.retrieval.render.signature`).
 
 The text is for the model (short: every token is paid on every search); the structured
 content carries the same facts for programs. Both come from one list of :class:`Found`.
@@ -6,16 +7,13 @@ content carries the same facts for programs. Both come from one list of :class:`
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from votr_mcp.catalog import Tool
 
-__all__ = ["Found", "signature", "search_text", "search_structured", "SEARCH_OUTPUT_SCHEMA"]
-
-_DESCRIPTION_CHARS = 160
-_TYPE_NAMES = {"string": "str", "integer": "int", "number": "float", "boolean": "bool", "array": "list", "object": "dict", "null": "None"}
+__all__ = ["Found", "search_text", "search_structured", "SEARCH_OUTPUT_SCHEMA"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,47 +28,6 @@ class Found:
     available: bool
     unavailable_reason: str | None = None
     bound: bool = False
-
-
-def signature(tool: Tool) -> str:
-    """``[server: S] name(p: type, q?: type) → first sentence of the description``."""
-    schema = tool.input_schema or {}
-    properties = schema.get("properties") if isinstance(schema.get("properties"), Mapping) else {}
-    required = set(schema.get("required") or ())
-    params = []
-    for name, spec in properties.items():
-        mark = "" if name in required else "?"
-        params.append(f"{name}{mark}: {_type_name(spec)}")
-    return f"[server: {tool.server}] {tool.name}({', '.join(params)}) → {_short(tool.description)}"
-
-
-def _type_name(spec: Any) -> str:
-    if not isinstance(spec, Mapping):
-        return "any"
-    kind = spec.get("type")
-    if isinstance(kind, list):
-        return " | ".join(_TYPE_NAMES.get(k, str(k)) for k in kind)
-    if "enum" in spec and isinstance(spec["enum"], list) and 0 < len(spec["enum"]) <= 5:
-        return " | ".join(repr(v) for v in spec["enum"])
-    if kind == "array" and isinstance(spec.get("items"), Mapping):
-        return f"list[{_type_name(spec['items'])}]"
-    if kind is None:
-        for union in ("anyOf", "oneOf"):
-            if isinstance(spec.get(union), list):
-                return " | ".join(_type_name(s) for s in spec[union])
-        return "any"
-    return _TYPE_NAMES.get(kind, str(kind))
-
-
-def _short(description: str) -> str:
-    text = " ".join(description.split())
-    if not text:
-        return "(no description)"
-    for stop in (". ", "\n"):
-        cut = text.find(stop)
-        if 0 < cut < _DESCRIPTION_CHARS:
-            return text[: cut + 1]
-    return text if len(text) <= _DESCRIPTION_CHARS else text[: _DESCRIPTION_CHARS - 1].rstrip() + "…"
 
 
 def search_text(found: Sequence[Found], *, abstained: bool, reason: str | None, notes: Sequence[str] = (), mark_unavailable: bool = True) -> str:
