@@ -72,3 +72,10 @@ def test_gold_tools_missing_from_the_catalog_are_named(tmp_path: Path) -> None:
     check_gold(rows, lambda key: True, file)
     with pytest.raises(CatalogError, match=r"the catalog lacks 8 gold tools \(r0 -> s/t; .* and 3 more\)"):
         check_gold(rows, lambda key: key != ("s", "t"), file)
+
+
+def test_gold_names_are_stripped_as_the_catalog_strips_them(tmp_path: Path) -> None:
+    record = {"id": "a", "query": "x", "kind": "single", "gold": [{"server": " Geo api", "name": "forward "}]}
+    file = tmp_path / "q.jsonl"
+    file.write_text(json.dumps(record), encoding="utf-8")
+    assert load_queries(file)[0].gold == (("Geo api", "forward"),)

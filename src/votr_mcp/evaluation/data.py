@@ -117,10 +117,12 @@ def _row(record: dict[str, Any]) -> QueryRow:
 
 
 def _text(gold: Any, key: str) -> str:
+    """A gold entry's server or name, stripped as the catalog loader strips them (ToolBench has a
+    server name with a leading space: unstripped, its rows could never be answered)."""
     value = gold.get(key) if isinstance(gold, dict) else None
-    if not isinstance(value, str) or not value:
+    if not isinstance(value, str) or not value.strip():
         raise ValueError(f"each gold entry needs a non-empty {key!r} string, got {gold!r}")
-    return value
+    return value.strip()
 
 
 def check_gold(rows: Sequence[QueryRow], has_tool: Callable[[ToolKey], bool], source: Path) -> None:
