@@ -79,3 +79,13 @@ def test_gold_names_are_stripped_as_the_catalog_strips_them(tmp_path: Path) -> N
     file = tmp_path / "q.jsonl"
     file.write_text(json.dumps(record), encoding="utf-8")
     assert load_queries(file)[0].gold == (("Geo api", "forward"),)
+
+
+def test_query_files_split_lines_as_catalogs_do(tmp_path: Path) -> None:
+    file = tmp_path / "q.jsonl"
+    text = json.dumps({**row("a"), "query": "first\u2028second"}, ensure_ascii=False) + "\n" + json.dumps(row("b"))
+    file.write_text(text, encoding="utf-8")
+    assert [r.id for r in load_queries(file)] == ["a", "b"]
+    file.write_text(json.dumps(row("a")).replace('"q"', "NaN"), encoding="utf-8")
+    with pytest.raises(CatalogError, match=r"q\.jsonl:1.*NaN"):
+        load_queries(file)

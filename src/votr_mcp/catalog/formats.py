@@ -26,7 +26,7 @@ from typing import Any
 from votr_mcp.catalog.models import Tool
 from votr_mcp.catalog.records import input_schema_problems, tool_from_mapping
 
-__all__ = ["Entry", "Problem", "read_json", "read_jsonl"]
+__all__ = ["Entry", "Problem", "json_lines", "read_json", "read_jsonl"]
 
 _BOM = b"\xef\xbb\xbf"
 _RPC_KEYS = ("tools", "result", "error", "jsonrpc")
@@ -72,21 +72,30 @@ class _BadJson(ValueError):
         self.line = line
 
 
-def read_jsonl(file: Path, data: bytes) -> Iterator[Entry | Problem]:
-    """One tool object per line; each bad line is a problem naming its line number."""
-    path = str(file)
+def json_lines(data: bytes) -> Iterator[tuple[int, Any, str | None]]:
+    """``(line number, value, None)`` per non-blank line of a JSON-lines file, or ``(line number,
+    None, why)`` for a line that is not UTF-8 or not strict JSON. Shared by every JSONL reader
+    (tool catalogs, query sets), so they split and decode alike."""
     for number, raw in enumerate(data.removeprefix(_BOM).split(b"\n"), start=1):
         try:
             line = raw.decode("utf-8").removesuffix("\r")
         except UnicodeDecodeError as exc:
-            yield Problem(path, number, _not_utf8(exc) + "; this line was skipped")
+            yield number, None, _not_utf8(exc)
             continue
         if not line.strip():
             continue
         try:
-            record = _parse(line)
+            yield number, _parse(line), None
         except _BadJson as exc:
-            yield Problem(path, number, f"{exc}; this line was skipped")
+            yield number, None, str(exc)
+
+
+def read_jsonl(file: Path, data: bytes) -> Iterator[Entry | Problem]:
+    """One tool object per line; each bad line is a problem naming its line number."""
+    path = str(file)
+    for number, record, why in json_lines(data):
+        if why is not None:
+            yield Problem(path, number, f"{why}; this line was skipped")
             continue
         if not isinstance(record, dict):
             yield Problem(path, number, f"expected a JSON object per line (one tool), got {type(record).__name__}; this line was skipped")

@@ -9,13 +9,13 @@ reporting).
 from __future__ import annotations
 
 import hashlib
-import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from votr_mcp.catalog.formats import json_lines
 from votr_mcp.catalog.models import ToolKey
 from votr_mcp.errors import CatalogError
 
@@ -66,21 +66,17 @@ def load_queries(path: str | Path) -> list[QueryRow]:
     file = Path(path)
     if not file.is_file():
         raise CatalogError(f"query file '{file}' not found; pass a queries.jsonl in the ../shared/bench format")
-    try:
-        text = file.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise CatalogError(f"{file}: not UTF-8 text ({exc}); save the query file as UTF-8 JSON lines") from exc
     rows: list[QueryRow] = []
     first_line: dict[str, int] = {}
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
+    for number, record, why in json_lines(file.read_bytes()):
         try:
-            row = _row(json.loads(line))
+            if why is not None:
+                raise ValueError(why)
+            row = _row(record)
             if first_line.setdefault(row.id, number) != number:
                 raise ValueError(f"id {row.id!r} is already used on line {first_line[row.id]}; ids must be unique")
             rows.append(row)
-        except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+        except (KeyError, TypeError, ValueError) as exc:
             problem = f"missing field {exc}" if isinstance(exc, KeyError) else str(exc)
             raise CatalogError(f"{file}:{number}: bad query row ({problem}); each line needs id, a non-empty query, "
                                "kind (single, multi_step or no_tool) and gold (the tools that serve it, [] for no_tool)") from exc
