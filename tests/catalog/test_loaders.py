@@ -1,4 +1,5 @@
 import json
+import logging
 from pathlib import Path
 
 import pytest
@@ -165,9 +166,21 @@ def test_a_catalog_that_yields_no_tool_says_so_naming_its_path(tmp_path: Path, l
     assert str(result.problems[-1]) == f"{file}: no tools loaded: {said}"
 
 
-def test_a_catalog_that_loads_no_tool_refuses_to_be_searched_and_says_why(tmp_path: Path) -> None:
+def test_a_catalog_that_loads_no_tool_refuses_to_be_searched_and_says_why(tmp_path: Path,
+                                                                         caplog: pytest.LogCaptureFixture) -> None:
     file = tmp_path / "tools.jsonl"
     file.write_text('{"server": "s"}\n', encoding="utf-8")
     loaded = load_catalog(file)
     with pytest.raises(CatalogError, match="no tools loaded: every entry had a problem"):
-        loaded.require_tools()
+        loaded.require_tools(logging.getLogger("test"))
+    assert [r.getMessage() for r in caplog.records] == [str(loaded.problems[0])]  # the reason is said once, raised
+
+
+def test_a_usable_catalog_logs_its_problems_up_to_a_cap(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    file = tmp_path / "tools.jsonl"
+    good = {"server": "s", "server_description": "", "name": "t", "description": "d", "input_schema": {}}
+    file.write_text("\n".join(["{", "[1]", '{"server": "s"}', json.dumps(good)]), encoding="utf-8")
+    catalog = load_catalog(file).require_tools(logging.getLogger("test"), most=2)
+    assert [t.name for t in catalog] == ["t"]
+    messages = [r.getMessage() for r in caplog.records]
+    assert len(messages) == 3 and messages[0].startswith(f"{file}:1") and messages[2] == "... and 1 more catalog problems"

@@ -52,9 +52,16 @@ class LoadResult:
     catalog: Catalog
     problems: tuple[Problem, ...]
 
-    def require_tools(self) -> Catalog:
-        """The catalog, or CatalogError when not one tool loaded (the last problem says why)."""
-        if len(self.catalog) == 0:
+    def require_tools(self, log: logging.Logger, most: int | None = None) -> Catalog:
+        """The catalog, after logging each problem as a warning (only the first ``most`` and a count,
+        when given); CatalogError, not a warning, when not one tool loaded (the last problem says why)."""
+        empty = len(self.catalog) == 0
+        shown = self.problems[:-1] if empty else self.problems
+        for problem in shown[:most]:
+            log.warning("%s", problem)
+        if most is not None and len(shown) > most:
+            log.warning("... and %d more catalog problems", len(shown) - most)
+        if empty:
             raise CatalogError(str(self.problems[-1]) if self.problems else "no tools loaded")
         return self.catalog
 

@@ -100,10 +100,7 @@ def _load(args: argparse.Namespace) -> tuple[Any, str]:
     from votr_mcp.catalog import default_registry_path, load_catalog
 
     path = args.catalog if args.catalog is not None else default_registry_path()
-    result = load_catalog(path)
-    for problem in result.problems:
-        log.warning("%s", problem)
-    return result.require_tools(), f"catalog {path}"
+    return load_catalog(path).require_tools(log), f"catalog {path}"
 
 
 def _harvest(args: argparse.Namespace) -> tuple[Any, dict[str, str], str, set[str]]:

@@ -39,11 +39,9 @@ def run(args: argparse.Namespace) -> int:
 
     config = retrieval_config(args.settings)
     path = args.catalog or default_registry_path()
-    loaded = load_catalog(path)
-    for problem in loaded.problems:
-        log.warning("%s", problem)
+    catalog = load_catalog(path).require_tools(log)
     embedder = None if args.lexical else MiniLMEmbedder()
-    retriever = Retriever.build(loaded.require_tools(), embedder=embedder, cache=FileEmbeddingCache(cache_dir(args.cache_dir)),
+    retriever = Retriever.build(catalog, embedder=embedder, cache=FileEmbeddingCache(cache_dir(args.cache_dir)),
                                 config=config)
     result = retriever.search(args.query, server_intent=args.server_intent, tool_intent=args.tool_intent,
                               max_results=args.max_results)

@@ -64,12 +64,7 @@ def inert_stages(retriever: Retriever) -> dict[str, str]:
 
 def _load(data: Path) -> Catalog:
     """A set folder's tools.jsonl, or any catalog path; problems are logged, the rest loads."""
-    loaded = load_catalog(data / "tools.jsonl" if (data / "tools.jsonl").is_file() else data)
-    for problem in loaded.problems[:5]:
-        log.warning("%s", problem)
-    if len(loaded.problems) > 5:
-        log.warning("... and %d more catalog problems", len(loaded.problems) - 5)
-    return loaded.require_tools()
+    return load_catalog(data / "tools.jsonl" if (data / "tools.jsonl").is_file() else data).require_tools(log, most=5)
 
 
 class PipelineSearcher:

@@ -210,10 +210,7 @@ async def _prepare_catalog(options: ServeOptions, stack: AsyncExitStack, session
             change_control = StoreChangeControl(store)
     if not len(catalog):
         path = options.catalog_path or default_registry_path()
-        loaded = load_catalog(path)
-        for problem in loaded.problems:
-            log.warning("catalog: %s", problem)
-        catalog, source = loaded.require_tools(), f"the catalog at {path}"
+        catalog, source = load_catalog(path).require_tools(log), f"the catalog at {path}"
     log.info("no upstream config: serving %s (%d tools of %d servers); calls explain how to add servers",
              source, len(catalog), len(catalog.servers))
     hints = registry_setup_hints(path) if path is not None else {}
