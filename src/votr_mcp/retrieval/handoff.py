@@ -9,7 +9,7 @@ another config or calibration is never read stale.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from numpy.typing import NDArray
@@ -81,29 +81,29 @@ class HandOff:
         k = choose_k(p, cal.set_threshold) if cfg.adaptive_k else cfg.default_k
         return min(k, max_results or k, len(ranking.order)), p, f"adaptive k at {cal.coverage:.0%} coverage" if cfg.adaptive_k else "fixed k"
 
-    def expand(self, hits: list[Hit], ranking: Ranking, p: NDArray[np.float64] | None, need: int | None) -> list[Hit]:
-        """Add same-capability tools of other servers that sit in the ranked list (overlap expansion)."""
+    def expand(self, ranked: list[Hit], k: int) -> list[Hit]:
+        """The first k ranked hits, plus same-capability tools of other servers further down the list
+        (overlap expansion), each marked medium."""
+        hits = ranked[:k]
         if not self.config.expansion or self.dense is None or not hits:
             return hits
         d, cfg = self.dense, self.config
         chosen = [self.catalog.position(h.key) for h in hits]
+        servers = {h.tool.server for h in hits}
         extra: list[Hit] = []
-        for j, i in enumerate(ranking.order):
+        for hit in ranked:
+            i = self.catalog.position(hit.key)
             if len(extra) >= cfg.expansion_max or i in chosen:
                 continue
-            sims = d.tools[chosen] @ d.tools[i]
-            if float(sims.max()) >= cfg.expansion_cosine and self.catalog[int(i)].server not in {h.tool.server for h in hits}:
-                tool = self.catalog[int(i)]
-                conf = float(p[j]) if p is not None else None
-                extra.append(Hit(tool, self.call_names[tool.key], float(ranking.fused[j] / ranking.fused[0]), conf,
-                                 "medium", need))
+            if float((d.tools[chosen] @ d.tools[i]).max()) >= cfg.expansion_cosine and hit.tool.server not in servers:
+                extra.append(replace(hit, tier="medium"))
         return hits + extra
 
     def parts(self, ranking: Ranking, max_results: int | None, need: int | None) -> tuple[list[Hit], list[Hit], str]:
         """(handed-off hits, the whole ranked list as hits, reason) of one ranked list."""
         k, p, reason = self.decide(ranking, max_results)
         ranked = self.ranked(ranking, p, need)
-        hits = self.expand(ranked[:k], ranking, p, need) if k else []
+        hits = self.expand(ranked, k) if k else []
         if max_results is not None:
             hits = hits[:max_results]
         return hits, ranked, reason
