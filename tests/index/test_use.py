@@ -1,0 +1,43 @@
+"""The multilingual USE encoder and the joint dense vector it forms with MiniLM."""
+
+import numpy as np
+import pytest
+
+from votr_mcp.index.dense import JointEmbedder
+from votr_mcp.index.models import default_embedder
+from votr_mcp.index.use import USEEmbedder
+
+pytestmark = pytest.mark.slow
+
+
+def test_use_places_a_request_near_its_meaning_in_other_languages():
+    use = USEEmbedder()
+    tools = use.encode(["get the current time in a timezone", "take a screenshot of the web page", "commit staged changes"])
+    for request in ["wie spät ist es in Tokio", "¿qué hora es en Tokio?", "quelle heure est-il à Tokyo",
+                    "东京现在几点", "東京は今何時ですか"]:
+        scores = tools @ use.encode([request])[0]
+        assert int(np.argmax(scores)) == 0, (request, scores)
+
+
+def test_joint_vectors_are_unit_length_and_their_dot_product_is_the_mean_of_the_models_cosines():
+    joint = default_embedder()
+    a, b = "read a text file from disk", "open the contents of a document"
+    va, vb = joint.encode([a, b])
+    assert np.linalg.norm(va) == pytest.approx(1.0, abs=1e-5) and joint.dimension == 384 + 512
+    per_model = [float(p.encode([a])[0] @ p.encode([b])[0]) for p in joint.parts]
+    assert float(va @ vb) == pytest.approx(np.mean(per_model), abs=1e-4)
+    for sl, cos in zip(joint.slices, per_model):
+        assert len(joint.slices) * float(va[sl] @ vb[sl]) == pytest.approx(cos, abs=1e-4)
+
+
+def test_a_joint_embedder_needs_parts_with_a_known_dimension():
+    class NoDimension:
+        model_id = "x"
+
+        def encode(self, texts):
+            return np.zeros((len(texts), 3), dtype=np.float32)
+
+    with pytest.raises(ValueError, match="dimension"):
+        JointEmbedder([NoDimension()])
+    with pytest.raises(ValueError, match="at least one"):
+        JointEmbedder([])
