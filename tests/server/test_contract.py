@@ -48,6 +48,23 @@ async def test_search_tools_puts_the_call_name_of_each_tool_in_its_structured_co
     assert (f"session_id: {session_id}" in text) is (transport == "http")
 
 
+async def test_a_request_of_several_steps_groups_its_tools_by_need_in_text_and_structured_content() -> None:
+    with anyio.fail_after(60):
+        async with votr_client("stdio", *SERVE_CATALOG) as client:
+            result = await client.call_tool("search_tools", {
+                "query": "list the open pull requests of a github repository, then create an issue about the login bug"})
+    assert not result.is_error
+    found = result.structured_content["tools"]
+    first, second = "list the open pull requests of a github repository", "create an issue about the login bug"
+    needs = [item["need"] for item in found if item["need"] is not None]
+    assert needs == sorted(needs, key=[first, second].index) and set(needs) == {first, second}
+    by_need = {item["name"]: item["need"] for item in found}
+    assert by_need["github__list_pull_requests"] == first
+    text = result.content[0].text
+    assert text.index(f"For: {first}") < text.index("github__list_pull_requests") < text.index(f"For: {second}")
+    assert text.count("For: ") == 2
+
+
 async def test_call_tool_without_upstreams_names_the_server_and_shows_how_to_configure_it(transport: str) -> None:
     with anyio.fail_after(60):
         async with votr_client(transport, *SERVE_CATALOG) as client:

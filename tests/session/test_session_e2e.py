@@ -171,3 +171,23 @@ async def test_a_loop_hint_from_the_config_file_is_added_to_the_guard_note(tmp_p
     assert all(len(texts(r)) == 1 for r in created[:3])
     note = texts(created[3])[-1]
     assert "loop guard" in note and "An entity that exists already is left as it is: use add_observations." in note
+
+
+async def test_a_pinned_tool_is_in_every_search_answer_even_one_that_finds_nothing_else(tmp_path: Path) -> None:
+    require_servers(("everything", "memory"))
+    config = {
+        "mcpServers": {
+            "everything": {"command": str(NODE_BIN / "mcp-server-everything"), "args": ["stdio"]},
+            "memory": {"command": str(NODE_BIN / "mcp-server-memory"), "env": {"MEMORY_FILE_PATH": str(tmp_path / "m.jsonl")},
+                       "votr": {"pinned": ["read_graph"]}},
+        }
+    }
+    path = tmp_path / "mcp.json"
+    path.write_text(json.dumps(config), encoding="utf-8")
+    with anyio.fail_after(90):
+        async with votr_client("stdio", *serve_args(path)) as client:
+            names, structured = await search(client, "echo a message back")
+            pinned = [t for t in structured["tools"] if t["name"] == "memory__read_graph"]
+            assert names[0] == ECHO and len(pinned) == 1 and pinned[0]["tier"] == "pinned"
+            names, structured = await search(client, "zzqx vvbn")  # shares no word with any tool
+            assert names == ["memory__read_graph"] and structured["abstained"] is True

@@ -66,6 +66,10 @@ class SessionHooks(Protocol):
         """Bind the returned tools to the session; say which were bound already."""
         ...
 
+    def pinned(self) -> Sequence[str]:
+        """Call names of the pinned tools, which every search answer includes."""
+        ...
+
     def before_call(self, session: str, call_name: str, tool: Tool) -> None:
         """Raise ``SessionError`` to refuse the call (strict mode, or evicted by the guard)."""
         ...
@@ -96,6 +100,9 @@ class NoSessions:
 
     def after_search(self, session: str, query: str, tools: Sequence[SearchedTool]) -> SearchNotes:
         return SearchNotes()
+
+    def pinned(self) -> Sequence[str]:
+        return ()
 
     def before_call(self, session: str, call_name: str, tool: Tool) -> None:
         return None

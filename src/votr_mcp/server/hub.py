@@ -11,7 +11,7 @@ import difflib
 import functools
 import json
 import logging
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -21,6 +21,7 @@ import mcp_types as types
 from mcp.server.mcpserver.exceptions import ToolError
 
 from votr_mcp.catalog import Tool
+from votr_mcp.catalog.models import ToolKey
 from votr_mcp.errors import UpstreamError, UpstreamTimeout, VotrError
 from votr_mcp.retrieval.render import signature
 from votr_mcp.server.hooks import ChangeControl, NoChangeControl, NoSessions, SearchedTool, SessionHooks
@@ -122,7 +123,11 @@ class Hub:
         hits = list(result.hits)
         if limit is not None:
             hits = hits[:limit]
-        found = [self._found(snap, hit, getattr(result, "tier", None)) for hit in hits]
+        needs = [n.text for n in getattr(result, "needs", ())]
+        found = [self._found(snap, hit, getattr(result, "tier", None), needs) for hit in hits]
+        # A request of several steps reads step by step: tools grouped by need, in the needs' order.
+        found.sort(key=lambda f: needs.index(f.need) if f.need in needs else len(needs))
+        found += self._pinned(snap, found, withheld)
         notes: list[str] = []
         session_notes = self.sessions.after_search(session, query, [SearchedTool(f.call_name, f.tool) for f in found])
         if session_notes.bound:
@@ -134,8 +139,9 @@ class Hub:
         dense = getattr(result, "dense_used", None)
         if dense is False and self.dense_pending:
             notes.append("Lexical results only: the embedding model is still loading.")
-        abstained = bool(getattr(result, "abstained", not found)) and not found
-        reason = (getattr(result, "reason", None) or None) if not found else None
+        searched = [f for f in found if f.tier != "pinned"]
+        abstained = bool(getattr(result, "abstained", not searched)) and not searched
+        reason = (getattr(result, "reason", None) or None) if not searched else None
         sid = None if isinstance(self.sessions, NoSessions) else session
         text_notes = list(notes)
         if sid is not None and transport_key is None and session_id is None:
@@ -148,10 +154,11 @@ class Hub:
         self.answered.set()
         return answer
 
-    def _found(self, snap: Snapshot, hit: Any, result_tier: str | None) -> Found:
+    def _found(self, snap: Snapshot, hit: Any, result_tier: str | None, needs: Sequence[str] = ()) -> Found:
         tool: Tool = hit.tool
         reason = self._unavailable(tool.server)
         sig = getattr(hit, "signature", None) or signature(tool)
+        need = getattr(hit, "need", None)
         return Found(
             call_name=snap.names[tool.key],
             tool=tool,
@@ -160,7 +167,20 @@ class Hub:
             signature=sig,
             available=reason is None,
             unavailable_reason=reason,
+            need=needs[need] if need is not None and 0 <= need < len(needs) else None,
         )
+
+    def _pinned(self, snap: Snapshot, found: Sequence[Found], withheld: Collection[ToolKey]) -> list[Found]:
+        """The pinned tools the answer does not list yet (withheld ones excepted), tier "pinned"."""
+        listed = {f.call_name for f in found}
+        out: list[Found] = []
+        for name in self.sessions.pinned():
+            tool = snap.by_name.get(name)
+            if tool is None or name in listed or tool.key in withheld:
+                continue
+            reason = self._unavailable(tool.server)
+            out.append(Found(name, tool, 0.0, "pinned", signature(tool), reason is None, reason))
+        return out
 
     def _unavailable(self, server: str) -> str | None:
         if self.upstreams is None or not self.upstreams.configured(server):

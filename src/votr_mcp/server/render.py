@@ -28,16 +28,21 @@ class Found:
     available: bool
     unavailable_reason: str | None = None
     bound: bool = False
+    need: str | None = None  # the need of a whole-task request this tool serves
 
 
 def search_text(found: Sequence[Found], *, abstained: bool, reason: str | None, notes: Sequence[str] = (), mark_unavailable: bool = True) -> str:
     """The text block of a search_tools answer (``mark_unavailable=False`` when a note says it once for all)."""
     lines: list[str] = []
-    if not found:
+    if abstained or not found:
         why = reason or "no indexed tool matches this request"
         lines.append(f"No tool found: {why}. Rephrase the request or name the service, or do it without a tool.")
-    else:
+    if found:
+        need: str | None = None
         for item in found:
+            if item.need is not None and item.need != need:
+                need = item.need
+                lines.append(f"For: {need}")
             facts = [f"call: {item.call_name}", f"score {item.score:.2f}"]
             if item.tier and item.tier != "unknown":
                 facts.append(item.tier)
@@ -66,6 +71,7 @@ def search_structured(
                 "signature": item.signature,
                 "available": item.available,
                 "bound": item.bound,
+                "need": item.need,
             }
             for item in found
         ],
@@ -93,6 +99,8 @@ SEARCH_OUTPUT_SCHEMA: dict[str, Any] = {
                     "signature": {"type": "string"},
                     "available": {"type": "boolean"},
                     "bound": {"type": "boolean"},
+                    "need": {"type": ["string", "null"],
+                             "description": "for a request of several steps, the step this tool serves"},
                 },
                 "required": ["name", "server", "tool", "score", "signature", "available"],
             },

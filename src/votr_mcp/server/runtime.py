@@ -87,11 +87,13 @@ def reindex(searcher: Any, catalog: Catalog) -> Searcher:
 
 
 def load_embedder() -> Any:
-    """The MiniLM embedder with its model loaded (seconds: torch import + weights). Worker thread."""
-    from votr_mcp.index.dense import MiniLMEmbedder
+    """The search models (index/models.py) loaded (seconds: weights and ONNX session). Worker thread."""
+    from votr_mcp.index.models import default_embedder
 
-    embedder = MiniLMEmbedder()
-    embedder.encode(["warm up"])  # load now, not in the first search that needs a query vector
+    embedder = default_embedder()
+    embedder.encode(["warm up"])
+    if embedder.sparse is not None:
+        embedder.sparse.encode(["warm up"])  # load now, not in the first search that needs a query vector
     return embedder
 
 

@@ -29,6 +29,9 @@ class ManagedSessions:
         view = self.manager.get(session).after_search([t.call_name for t in tools])
         return SearchNotes(bound=frozenset(view.already_bound), note=view.note)
 
+    def pinned(self) -> Sequence[str]:
+        return self.manager.policy.pinned()
+
     def before_call(self, session: str, call_name: str, tool: Tool) -> None:
         self.manager.get(session).admit(call_name)
 

@@ -31,6 +31,10 @@ class ToolPolicy:
     def is_pinned(self, name: str) -> bool:
         return name in self._pinned
 
+    def pinned(self) -> list[str]:
+        """The pinned call names, sorted."""
+        return sorted(self._pinned)
+
     def is_exempt(self, name: str) -> bool:
         """True for tools configured as legitimate pollers (treated like read-only tools)."""
         return name in self._exempt
