@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from votr_mcp.errors import RetrievalError
-from votr_mcp.retrieval.calibration import (Calibration, abstain_evidence, abstain_features, abstain_reason, abstain_score,
+from votr_mcp.retrieval.calibration import (Calibration, abstain_features, abstain_reason, abstain_score,
                                             choose_k, confidences, fit, fit_logistic, lower_quantile)
 
 
@@ -14,6 +14,11 @@ class Scored:
     cosines: np.ndarray
     relative: np.ndarray
     lexical: np.ndarray = field(default_factory=lambda: np.zeros(0))
+
+    @property
+    def evidence(self):
+        c = np.sort(self.cosines)[::-1]
+        return {"top_cosine": float(c[0]), "mean_cosine_10": float(c[:10].mean())}
 
 
 def _row(rng, gold_rank, top_cos, n=10):
@@ -43,8 +48,8 @@ def test_fit_sets_the_abstention_bound_from_answerable_rows_only():
     no_tool = [_row(rng, None, rng.uniform(0.1, 0.3)) for _ in range(50)]
     rows = answerable + no_tool
     cal = fit([r for r, _ in rows], [g for _, g in rows], false_abstain=0.03)
-    assert np.mean([cal.abstains(r.cosines, r.lexical) for r, _ in answerable]) <= 0.03
-    assert all(cal.abstains(r.cosines, r.lexical) for r, _ in no_tool)
+    assert np.mean([cal.abstains(r.evidence) for r, _ in answerable]) <= 0.03
+    assert all(cal.abstains(r.evidence) for r, _ in no_tool)
 
 
 def test_fit_refuses_too_few_rows_and_mismatched_inputs():
@@ -128,12 +133,12 @@ def test_the_abstention_bound_holds_on_each_set_not_only_on_the_pool():
     rows = named + chat + no_tool
     groups = ["named"] * 400 + ["chat"] * 100 + ["named"] * 50 + ["chat"] * 50
     cal = fit([r for r, _ in rows], [g for _, g in rows], false_abstain=0.03, groups=groups)
-    chat_scores = np.array([cal.abstain_score(r.cosines, r.lexical) for r, _ in chat])
+    chat_scores = np.array([cal.abstain_score(r.evidence) for r, _ in chat])
     assert cal.abstain_threshold == pytest.approx(lower_quantile(chat_scores, 0.03, cal.abstain_confidence))
     assert np.mean(chat_scores < cal.abstain_threshold) <= 0.03
     pooled = fit([r for r, _ in rows], [g for _, g in rows], false_abstain=0.03)
-    assert np.mean([pooled.abstains(r.cosines, r.lexical) for r, _ in chat]) > 0.03
-    assert np.mean([cal.abstains(r.cosines, r.lexical) for r, _ in no_tool]) > 0.3
+    assert np.mean([pooled.abstains(r.evidence) for r, _ in chat]) > 0.03
+    assert np.mean([cal.abstains(r.evidence) for r, _ in no_tool]) > 0.3
 
 
 def test_the_false_abstention_bound_holds_with_the_stated_confidence_not_only_on_average():
@@ -152,19 +157,18 @@ def test_too_few_rows_for_a_confident_bound_never_abstain():
     assert lower_quantile(np.linspace(0, 1, 30), 0.03, confidence=0.9) == float("-inf")
 
 
-def test_abstention_features_are_the_top_cosine_and_the_mean_of_the_ten_best():
-    f = abstain_features(np.array([0.2, 0.9, 0.1] + [0.5] * 9))
-    assert f == {"top_cosine": 0.9, "mean_cosine_10": pytest.approx((0.9 + 0.5 * 9) / 10)}
+def test_abstention_reads_every_evidence_feature_and_counts_a_missing_one_as_no_evidence():
+    f = abstain_features({"top_cosine": 0.9, "agreement": 0.5})
+    assert f["top_cosine"] == 0.9 and f["agreement"] == 0.5 and f["splade_top"] == -1.0
     assert abstain_score(f, {"bias": -1.0, "top_cosine": 2.0}) == pytest.approx(0.8)
 
 
-def test_an_older_calibration_without_weights_still_loads_and_abstains_on_cosine_plus_overlap(tmp_path):
-    (tmp_path / "old.json").write_text('{"abstain_threshold": 0.5, "abstain_lexical": 0.5, "temperature": 0.02}')
+def test_a_calibration_without_weights_abstains_on_the_top_cosine_and_unknown_features_are_refused(tmp_path):
+    (tmp_path / "old.json").write_text('{"abstain_threshold": 0.5, "temperature": 0.02}')
     old = Calibration.load(tmp_path / "old.json")
-    cos, lex = np.array([0.4, 0.3]), np.array([0.1, 0.4])
-    assert old.abstain_score(cos, lex) == pytest.approx(abstain_evidence(cos, lex, 0.5)) == pytest.approx(0.5)
-    assert not old.abstains(cos, lex)
-    assert old.abstains(cos, np.zeros(2))
+    assert old.abstain_score({"top_cosine": 0.6}) == pytest.approx(0.6)
+    assert not old.abstains({"top_cosine": 0.6})
+    assert old.abstains({"top_cosine": 0.4})
     (tmp_path / "new.json").write_text('{"abstain_weights": {"bias": 1, "query_length": 2}}')
     with pytest.raises(RetrievalError, match="unknown features \\['query_length'\\].*refit"):
         Calibration.load(tmp_path / "new.json")

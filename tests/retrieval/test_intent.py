@@ -1,6 +1,6 @@
 import pytest
 
-from votr_mcp.retrieval.intent import lead_clause, query_bulk, split_needs, tool_bulk
+from votr_mcp.retrieval.intent import is_identifier, lead_clause, named_tools, pair_bulk, query_bulk, split_needs
 
 
 def test_query_bulk_reads_many_versus_one():
@@ -9,10 +9,41 @@ def test_query_bulk_reads_many_versus_one():
     assert query_bulk("weather in Rome") == 0
 
 
-def test_tool_bulk_reads_plural_objects_and_bulk_words():
-    assert tool_bulk("delete_files") == 1 and tool_bulk("BulkUpdateRecords") == 1
-    assert tool_bulk("delete_file") == -1 and tool_bulk("UpdateRecord") == -1
-    assert tool_bulk("search") == 0
+@pytest.mark.parametrize("text", [
+    "Permanently wipe these 40 promo messages from my Gmail in one go",
+    "read notes.txt, todo.md and plan.txt",
+    "archive both threads",
+    "delete 12 old drafts",
+    "lösche alle Entwürfe",
+    "すべてのメールを削除して",
+])
+def test_query_bulk_reads_how_people_ask_for_many(text):
+    assert query_bulk(text) == 1
+
+
+@pytest.mark.parametrize("text", ["delete this email", "read the file report.txt", "open a single issue"])
+def test_query_bulk_reads_one(text):
+    assert query_bulk(text) == -1
+
+
+def test_durations_and_sizes_are_not_counts_of_things():
+    assert query_bulk("wait 5 seconds") == 0
+    assert query_bulk("what time is it in Tokyo") == 0
+
+
+def test_pair_bulk_marks_only_tools_that_have_a_sibling_for_the_other_count():
+    tools = [("gmail", "delete_email"), ("gmail", "batch_delete_emails"), ("fs", "read_file"),
+             ("fs", "read_multiple_files"), ("git", "git_log"), ("db", "list_tables"), ("other", "delete_emails")]
+    assert pair_bulk(tools) == [-1, 1, -1, 1, 0, 0, 0]
+
+
+def test_named_tools_finds_identifiers_and_call_names_but_not_plain_words():
+    names = {"git_log": [3], "browser_take_screenshot": [7], "createentities": [9]}
+    assert named_tools("run git_log on the repo", names) == [3]
+    assert named_tools("call playwright__browser_take_screenshot please", names) == [7]
+    assert named_tools("use createEntities", names) == [9]
+    assert named_tools("show me the git log", names) == []
+    assert is_identifier("git_log") and is_identifier("resolve-library-id") and not is_identifier("fetch")
 
 
 def test_split_needs_keeps_a_single_need_whole_and_splits_sequenced_ones():

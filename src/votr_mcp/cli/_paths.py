@@ -16,7 +16,7 @@ def add_fit_arguments(parser: Any, shipped: str,
     """The options every fitting command takes: --data (repeatable), --limit, --out (default: the
     ``shipped`` file inside the package) and --cache-dir."""
     parser.add_argument("--data", required=True, type=Path, action="append",
-                        help="folder with tools.jsonl and queries.jsonl (repeatable)")
+                        help="labelled set: a folder with queries.jsonl and tools.jsonl or a 'catalog' file (repeatable)")
     parser.add_argument("--limit", type=int, metavar="N", help=limit_help)
     parser.add_argument("--out", type=Path, help=f"where to write (default: the {shipped} shipped with the package)")
     parser.add_argument("--cache-dir", type=Path, help="embedding cache folder (default: the user cache dir; env VOTR_CACHE_DIR)")
@@ -34,13 +34,15 @@ def cache_dir(arg: Path | None) -> Path:
 
 
 def check_fit_inputs(datas: list[Path], limit: int | None) -> None:
-    """Raise CatalogError unless every --data folder has tools.jsonl and queries.jsonl and --limit is positive."""
+    """Raise CatalogError unless every --data folder has queries.jsonl and a catalog (tools.jsonl, or a
+    ``catalog`` file naming one) and --limit is positive."""
     from votr_mcp.errors import CatalogError
+    from votr_mcp.evaluation.data import catalog_of, queries_of
 
     for data in datas:
-        for name in ("tools.jsonl", "queries.jsonl"):
-            if not (data / name).is_file():
-                raise CatalogError(f"'{data / name}' not found; each --data is a folder with tools.jsonl and queries.jsonl")
+        if not queries_of(data).is_file() or catalog_of(data) == data:
+            raise CatalogError(f"'{data}' is not a labelled set; each --data is a folder with queries.jsonl and "
+                               "tools.jsonl (or a file 'catalog' naming the catalog folder)")
     if limit is not None and limit < 1:
         raise CatalogError(f"--limit must be a positive number of tasks per kind, got {limit}")
 

@@ -67,12 +67,15 @@ class StderrProgress:
 
 def _check_data(args: argparse.Namespace) -> None:
     from votr_mcp.errors import CatalogError
+    from votr_mcp.evaluation.data import catalog_of, queries_of
 
-    tools = args.data / "tools.jsonl"
-    if not tools.is_file() and not (args.queries is not None and args.data.is_dir()):
-        raise CatalogError(f"'{tools}' not found; --data takes a folder holding tools.jsonl and queries.jsonl (e.g. "
-                           "../shared/bench/mscbench), or any catalog folder (e.g. registry/) together with --queries FILE")
-    queries = args.queries or args.data / "queries.jsonl"
+    tools = catalog_of(args.data)
+    if tools == args.data and not (args.queries is not None and args.data.is_dir()):
+        raise CatalogError(f"'{args.data / 'tools.jsonl'}' not found; --data takes a folder holding tools.jsonl and "
+                           "queries.jsonl (e.g. ../shared/bench/mscbench), a folder of our own queries.jsonl with a "
+                           "'catalog' file (eval/queries/human/registry), or any catalog folder (e.g. registry/) "
+                           "together with --queries FILE")
+    queries = args.queries or queries_of(args.data)
     if not queries.is_file():
         raise CatalogError(f"query file '{queries}' not found; pass --queries FILE or put queries.jsonl in {args.data}")
     if args.limit is not None and args.limit < 1:

@@ -63,7 +63,7 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from votr_mcp.errors import ConfigError
-    from votr_mcp.index.dense import MiniLMEmbedder
+    from votr_mcp.index.models import default_embedder
     from votr_mcp.store import Store, index_catalog
 
     if args.batch_size < 1:
@@ -76,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
         trust, configured = args.trust, None
     with Store.open(path) as store:
         with _Bar() as bar:
-            report = index_catalog(store, catalog, MiniLMEmbedder(), trust=trust, source=source,
+            report = index_catalog(store, catalog, default_embedder(), trust=trust, source=source,
                                    batch_size=args.batch_size, progress=bar.update,
                                    prune_servers=args.config is None)
         if configured is not None:

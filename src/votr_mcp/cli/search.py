@@ -34,13 +34,14 @@ def run(args: argparse.Namespace) -> int:
     from votr_mcp.catalog import default_registry_path, load_catalog
     from votr_mcp.cli._paths import cache_dir
     from votr_mcp.cli._settings import retrieval_config
-    from votr_mcp.index import FileEmbeddingCache, MiniLMEmbedder
+    from votr_mcp.index import FileEmbeddingCache
+    from votr_mcp.index.models import default_embedder
     from votr_mcp.retrieval import Retriever
 
     config = retrieval_config(args.settings)
     path = args.catalog or default_registry_path()
     catalog = load_catalog(path).require_tools(log)
-    embedder = None if args.lexical else MiniLMEmbedder()
+    embedder = None if args.lexical else default_embedder()
     retriever = Retriever.build(catalog, embedder=embedder, cache=FileEmbeddingCache(cache_dir(args.cache_dir)),
                                 config=config)
     result = retriever.search(args.query, server_intent=args.server_intent, tool_intent=args.tool_intent,

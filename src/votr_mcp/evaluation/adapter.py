@@ -17,8 +17,10 @@ from numpy.typing import NDArray
 
 from votr_mcp.catalog import Catalog, load_catalog
 from votr_mcp.catalog.models import ToolKey
+from votr_mcp.evaluation.data import catalog_of
 from votr_mcp.evaluation.harness import Returned, Unit
-from votr_mcp.index.dense import EmbeddingCache, FileEmbeddingCache, MemoryEmbeddingCache, MiniLMEmbedder
+from votr_mcp.index.dense import EmbeddingCache, FileEmbeddingCache, MemoryEmbeddingCache
+from votr_mcp.index.models import default_embedder
 from votr_mcp.retrieval import STAGES, Calibration, RetrievalConfig, Retriever, naive_hybrid
 from votr_mcp.retrieval.query_adapter import QueryAdapter
 
@@ -59,12 +61,16 @@ def inert_stages(retriever: Retriever) -> dict[str, str]:
         inert["query_adapter"] = "no query adapter shipped"
     if retriever.calibration is None:
         inert["adaptive_k"] = "no calibration: k is fixed either way"
+    if retriever.dense_models < 2:
+        inert["multilingual"] = "the dense vectors are one model's"
+    if not retriever.learned_sparse_ready:
+        inert["splade"] = "no learned sparse vectors (SPLADE weights not installed)"
     return inert
 
 
 def _load(data: Path) -> Catalog:
     """A set folder's tools.jsonl, or any catalog path; problems are logged, the rest loads."""
-    return load_catalog(data / "tools.jsonl" if (data / "tools.jsonl").is_file() else data).require_tools(log, most=5)
+    return load_catalog(catalog_of(data)).require_tools(log, most=5)
 
 
 class PipelineSearcher:
@@ -101,7 +107,7 @@ class PipelineFactory:
         cache: EmbeddingCache = FileEmbeddingCache(cache_dir) if cache_dir is not None else MemoryEmbeddingCache()
         if isinstance(calibration, Path):
             calibration = Calibration.load(calibration)
-        retriever = Retriever.build(catalog, embedder=MiniLMEmbedder(), cache=cache, config=config,
+        retriever = Retriever.build(catalog, embedder=default_embedder(), cache=cache, config=config,
                                     calibration=calibration, adapter=adapter)  # type: ignore[arg-type]
         return cls(retriever, ablation=ablation, cache=cache)
 

@@ -17,7 +17,7 @@ from typing import Any
 from votr_mcp.catalog.models import ToolKey
 from votr_mcp.errors import CatalogError
 from votr_mcp.evaluation.adapter import PipelineFactory
-from votr_mcp.evaluation.data import fit_source, load_queries, select_split
+from votr_mcp.evaluation.data import fit_source, load_queries, queries_of, select_split
 from votr_mcp.evaluation.harness import build_units, cap_per_kind
 from votr_mcp.index.dense import MINILM_ID
 from votr_mcp.retrieval import SHIPPED_PATH, SearchResult, fit
@@ -30,7 +30,7 @@ Progress = Callable[[str, int, int], None]
 def dev_results(data: Path, factory: PipelineFactory, limit: int | None,
                 progress: Progress | None = None) -> tuple[list[SearchResult], list[frozenset[ToolKey]]]:
     """Search results and gold sets of a set's dev rows (answerable and no-tool, not whole-task)."""
-    rows = cap_per_kind(select_split(load_queries(data / "queries.jsonl"), "dev"), limit)
+    rows = cap_per_kind(select_split(load_queries(queries_of(data)), "dev"), limit)
     units = [u for u in build_units(rows) if not u.whole_task]
     vectors = factory.embed(units)
     retriever = factory.retriever

@@ -19,7 +19,8 @@ from votr_mcp.catalog.formats import json_lines
 from votr_mcp.catalog.models import ToolKey
 from votr_mcp.errors import CatalogError
 
-__all__ = ["DEV_SHARE", "QueryRow", "Split", "check_gold", "fit_source", "load_queries", "split_of", "select_split"]
+__all__ = ["DEV_SHARE", "QueryRow", "Split", "catalog_of", "check_gold", "fit_source", "load_queries", "queries_of",
+           "split_of", "select_split"]
 
 Split = Literal["dev", "test", "all"]
 DEV_SHARE = 40
@@ -44,6 +45,31 @@ class QueryRow:
     def task(self) -> str:
         """The unit the split is drawn over: the chain, or the row itself."""
         return self.chain or self.id
+
+
+CATALOG_POINTER = "catalog"
+"""A labelled set folder without tools.jsonl names its catalog in this file: one line, a path
+relative to the folder (our own query sets over registry/ or a ../shared/bench corpus)."""
+
+
+def catalog_of(folder: Path) -> Path:
+    """The catalog a labelled set folder is searched in: its tools.jsonl, the catalog its ``catalog``
+    file names, or the folder itself (a catalog folder such as registry/, used with --queries)."""
+    if (folder / "tools.jsonl").is_file():
+        return folder / "tools.jsonl"
+    pointer = folder / CATALOG_POINTER
+    if pointer.is_file():
+        target = (folder / pointer.read_text(encoding="utf-8").strip()).resolve()
+        if not target.exists():
+            raise CatalogError(f"'{pointer}' names the catalog '{target}', which is not there; that set needs "
+                               "../shared/bench beside the project (or fix the path in the file)")
+        return target / "tools.jsonl" if (target / "tools.jsonl").is_file() else target
+    return folder
+
+
+def queries_of(folder: Path) -> Path:
+    """The labelled queries of a set folder."""
+    return folder / "queries.jsonl"
 
 
 def split_of(row: QueryRow) -> Literal["dev", "test"]:

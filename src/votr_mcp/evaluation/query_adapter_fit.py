@@ -19,7 +19,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from votr_mcp.evaluation.adapter import PipelineFactory
-from votr_mcp.evaluation.data import fit_source, load_queries, select_split
+from votr_mcp.evaluation.data import fit_source, load_queries, queries_of, select_split
 from votr_mcp.evaluation.harness import build_units, cap_per_kind
 from votr_mcp.index.dense import MINILM_ID
 from votr_mcp.retrieval.query_adapter import FOLDS, SHIPPED_ADAPTER, QueryAdapter, fold_of
@@ -49,7 +49,7 @@ def adapter_rows(data: Path, factory: PipelineFactory, limit: int | None) -> Ada
     retriever = factory.retriever
     if retriever.embedder is None or retriever.tool_vectors is None:
         raise RuntimeError("fitting the query adapter needs the embedding model; the retriever has none")
-    rows = cap_per_kind(select_split(load_queries(data / "queries.jsonl"), "dev"), limit)
+    rows = cap_per_kind(select_split(load_queries(queries_of(data)), "dev"), limit)
     units = [u for u in build_units(rows) if not u.whole_task and len(u.steps) == 1 and u.steps[0]]
     gold = [sorted(p for k in u.steps[0] if (p := retriever.catalog.position(k)) is not None) for u in units]
     units, gold = [u for u, g in zip(units, gold) if g], [g for g in gold if g]

@@ -17,7 +17,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from votr_mcp.evaluation.adapter import PipelineFactory
-from votr_mcp.evaluation.data import fit_source, load_queries, select_split
+from votr_mcp.evaluation.data import fit_source, load_queries, queries_of, select_split
 from votr_mcp.evaluation.harness import build_units, cap_per_kind
 from votr_mcp.retrieval.query_adapter import fold_of
 from votr_mcp.retrieval.rerank import SHIPPED_RERANK, RerankModel, fit_rerank
@@ -31,7 +31,7 @@ Rows = list[tuple[NDArray[np.float64], NDArray[np.bool_], str]]
 def rerank_rows(data: Path, factory: PipelineFactory, limit: int | None, head: int,
                 progress: Progress | None = None) -> Rows:
     """(feature rows, gold mask, set name) for each answerable dev query of one set."""
-    rows = cap_per_kind(select_split(load_queries(data / "queries.jsonl"), "dev"), limit)
+    rows = cap_per_kind(select_split(load_queries(queries_of(data)), "dev"), limit)
     units = [u for u in build_units(rows) if not u.whole_task and u.steps and any(u.steps)]
     vectors = factory.embed(units)
     out: Rows = []

@@ -20,7 +20,7 @@ from numpy.typing import NDArray
 
 from votr_mcp.catalog.models import ToolKey
 from votr_mcp.errors import CatalogError
-from votr_mcp.evaluation.data import DEV_SHARE, Split, check_gold, load_queries, select_split
+from votr_mcp.evaluation.data import DEV_SHARE, Split, check_gold, load_queries, queries_of, select_split
 from votr_mcp.evaluation.harness import (
     Searcher,
     Unit,
@@ -62,7 +62,7 @@ class EvalSpec:
 
     @property
     def query_file(self) -> Path:
-        return self.queries or self.data / "queries.jsonl"
+        return self.queries or queries_of(self.data)
 
     @property
     def name(self) -> str:

@@ -50,10 +50,18 @@ class DenseIndex:
     slices: tuple[slice, ...] = ()  # each model's columns when the vectors are a JointEmbedder's
     splade: sp.csr_matrix | None = None  # learned sparse tool vectors (rows × vocabulary), when built
     splade_norms: NDArray[np.float64] | None = None  # their lengths
+    splade_columns: NDArray[np.intp] | None = None  # the vocabulary terms some tool has (a query needs no other)
+    splade_compact: sp.csr_matrix | None = None  # ``splade`` over those columns only
 
     @classmethod
-    def norms(cls, splade: sp.csr_matrix | None) -> NDArray[np.float64] | None:
-        return None if splade is None else np.sqrt(np.asarray(splade.multiply(splade).sum(axis=1)).ravel())
+    def learned_sparse(cls, splade: sp.csr_matrix | None) -> dict[str, object]:
+        """The learned-sparse fields of an index over these tool rows."""
+        if splade is None:
+            return {"splade": None}
+        columns = np.unique(splade.indices).astype(np.intp)
+        return {"splade": splade, "splade_norms": np.sqrt(np.asarray(splade.multiply(splade).sum(axis=1)).ravel()),
+                "splade_columns": columns, "splade_compact": splade[:, columns].tocsr()}
+
 
 
 def build_lexical(catalog: Catalog) -> LexicalIndex:
@@ -97,8 +105,7 @@ def build_dense(catalog: Catalog, embedder: Embedder, cache: EmbeddingCache | No
         server_summary=np.ascontiguousarray(vectors[n + m : n + 2 * m]),
         server_of=np.fromiter((server_row[t.server] for t in catalog), dtype=np.intp, count=n),
         slices=slices,
-        splade=splade,
-        splade_norms=DenseIndex.norms(splade),
+        **DenseIndex.learned_sparse(splade),  # type: ignore[arg-type]
     )
 
 
@@ -177,6 +184,5 @@ def restack_dense(old: DenseIndex, catalog: Catalog, rows: Rows, embedder: Embed
         server_summary=np.ascontiguousarray(vectors[len(fresh) + m : len(fresh) + 2 * m]),
         server_of=np.fromiter((server_row[t.server] for t in catalog), dtype=np.intp, count=len(catalog)),
         slices=old.slices,
-        splade=splade,
-        splade_norms=DenseIndex.norms(splade),
+        **DenseIndex.learned_sparse(splade),  # type: ignore[arg-type]
     )

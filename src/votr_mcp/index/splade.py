@@ -82,6 +82,7 @@ class SpladeEncoder:
         self._w: dict[str, NDArray[np.float32]] | None = None
         self._tokenizer: Any = None
         self._config: dict[str, Any] = {}
+        self._restricted: tuple[tuple[int, int], NDArray[np.float32], NDArray[np.float32]] | None = None
 
     @property
     def vocabulary_size(self) -> int:
@@ -118,8 +119,21 @@ class SpladeEncoder:
         assert w is not None
         return x @ w[name + ".weight.T"] + w[name + ".bias"]
 
-    def _forward(self, ids: NDArray[np.int64], mask: NDArray[np.bool_]) -> NDArray[np.float32]:
-        """Max-pooled log(1 + ReLU(logits)) for a padded batch (rows × vocabulary)."""
+    def _decoder(self, columns: NDArray[np.intp] | None) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
+        """The vocabulary projection and bias, restricted to ``columns`` (kept for the last columns asked)."""
+        w = self._weights()
+        if columns is None:
+            return w["decoder.T"], w["cls.predictions.bias"]
+        key = (columns.shape[0], hash(columns.tobytes()))
+        with self._lock:
+            if self._restricted is None or self._restricted[0] != key:
+                self._restricted = (key, np.ascontiguousarray(w["decoder.T"][:, columns]),
+                                    np.ascontiguousarray(w["cls.predictions.bias"][columns]))
+            return self._restricted[1], self._restricted[2]
+
+    def _forward(self, ids: NDArray[np.int64], mask: NDArray[np.bool_],
+                 columns: NDArray[np.intp] | None = None) -> NDArray[np.float32]:
+        """Max-pooled log(1 + ReLU(logits)) for a padded batch (rows × vocabulary, or × ``columns``)."""
         w = self._weights()
         cfg = self._config
         eps = float(cfg.get("layer_norm_eps", 1e-12))
@@ -147,17 +161,23 @@ class SpladeEncoder:
         h = _gelu(self._linear(x, "cls.predictions.transform.dense"))
         h = _layer_norm(h, w["cls.predictions.transform.LayerNorm.gamma"], w["cls.predictions.transform.LayerNorm.beta"], eps)
         # Only real tokens matter: project them alone (padding would cost a full vocabulary row each).
-        out = np.zeros((b, w["decoder.T"].shape[1]), dtype=np.float32)
+        decoder, decoder_bias = self._decoder(columns)
+        out = np.zeros((b, decoder.shape[1]), dtype=np.float32)
         for row in range(b):
-            logits = h[row, mask[row]] @ w["decoder.T"] + w["cls.predictions.bias"]
+            logits = h[row, mask[row]] @ decoder + decoder_bias
             np.maximum(logits, 0.0, out=logits)
             out[row] = np.log1p(logits.max(axis=0))
         return out
 
-    def encode(self, texts: Sequence[str], *, limit: int = QUERY_TOKENS) -> sparse.csr_matrix:
-        """SPLADE weights of each text (at most ``limit`` word pieces read), one CSR row per text."""
+    def encode(self, texts: Sequence[str], *, limit: int = QUERY_TOKENS,
+               columns: NDArray[np.intp] | None = None) -> sparse.csr_matrix:
+        """SPLADE weights of each text (at most ``limit`` word pieces read), one CSR row per text.
+
+        ``columns`` restricts the output to those vocabulary entries, in that order: a query only
+        needs the terms some tool has, and projecting onto them alone cuts the encoder's main cost
+        (the registry's 132 tools use ~2k of the 30k terms)."""
         if not texts:
-            return sparse.csr_matrix((0, self.vocabulary_size), dtype=np.float32)
+            return sparse.csr_matrix((0, self.vocabulary_size if columns is None else len(columns)), dtype=np.float32)
         all_ids = self._ids(texts, limit)
         order = sorted(range(len(texts)), key=lambda i: len(all_ids[i]))  # similar lengths share a batch
         rows: dict[int, sparse.csr_matrix] = {}
@@ -169,7 +189,7 @@ class SpladeEncoder:
             for j, i in enumerate(chunk):
                 ids[j, : len(all_ids[i])] = all_ids[i]
                 mask[j, : len(all_ids[i])] = True
-            dense = self._forward(ids, mask)
+            dense = self._forward(ids, mask, columns)
             for j, i in enumerate(chunk):
                 rows[i] = sparse.csr_matrix(dense[j])
         return sparse.vstack([rows[i] for i in range(len(texts))], format="csr").astype(np.float32)

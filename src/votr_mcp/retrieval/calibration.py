@@ -10,28 +10,22 @@ prediction set is {i : p_i ≥ 1 − q̂}; k is its size rounded up to the next 
 {1, 3, 5}. The guarantee is conditional: ≥ 1 − α of new rows whose gold the ranker places in the
 top 5 are covered; marginal coverage is that times the ranker's top-5 recall (the harness reports it).
 
-Abstention reads a logistic score over query-level evidence of the ranked list (few features, each a
-plain cosine so it carries over to other catalogs): ``top_cosine`` (the best query-tool cosine) and
-``mean_cosine_10`` (the mean of the 10 best: whether the query lands in a region of the catalog at
-all, not only near one tool). The weights are fit by L2-regularised logistic regression (IRLS) on
-answerable against no-tool rows, each set's rows and each class weighted equally so no set or class
-dominates; only the direction of the weights matters, the threshold comes after. The threshold is a
-lower bound that keeps false abstention on answerable rows at most ``false_abstain``. With
+Abstention reads a logistic score over the query-level evidence of :mod:`votr_mcp.retrieval.evidence`
+(:data:`ABSTAIN_FEATURES`: the best cosines of each dense model, the best cosine in standard
+deviations above the catalog's mean for the query, the best learned-sparse cosine, how many channels
+agree on the first tool, whether its action matches the request's), each oriented so that more means
+"a tool fits". The weights are fit by L2-regularised logistic regression (IRLS) on answerable against
+no-tool rows, each set's rows and each class weighted equally so no set or class dominates; a weight
+that comes out negative is dropped. Only the direction of the weights matters, the threshold comes
+after: a lower bound that keeps false abstention on answerable rows at most ``false_abstain``. With
 ``abstain_confidence`` c (0.9 as shipped) it holds with probability c over the calibration draw, not
 only on average: the r-th smallest of n scores has a true miss rate F ~ Beta(r, n + 1 − r), so r is
 the largest rank with P(Binomial(n, false_abstain) ≤ r − 1) ≤ 1 − c (training-conditional conformal;
 Vovk 2012, Bates et al. 2021). The plain conformal rank ⌊(n+1)·false_abstain⌋ (c = 0) holds only in
-expectation: fit on 150 MetaTool dev rows, it refused 3.2% of MetaTool's test rows. The bound is
-taken PER SET and then the lowest of them, so it holds on every set fitted, not only on the pool: a
-pooled bound let MetaTool's short chat-style requests, which score low in every catalog, be refused
-8% of the time while MSC-Bench's long named-service requests kept the pool's quantile high. A set
-with too few answerable rows for its own bound (rank 0) only counts in the pool. Measured on dev,
-the per-set bound costs abstention on no-tool rows (the features separate MetaTool's no-tool rows
-from its answerable ones with AUC ≈ 0.83); tried and not kept: top-1/top-2 and top-1/top-10 margins,
-the TF-IDF overlap, the share of query words in the catalog's vocabulary, query length, a linear
-probe on the query vector (it learnt each set's style and did not transfer between sets), z-scores
-of the top cosine against the catalog's, thresholds by query length. A file without fitted weights
-(older fits) falls back to the evidence e = max_i (cos_i + λ · lex_i) against ``abstain_threshold``.
+expectation. The bound is taken PER SET and then the lowest of them, so it holds on every set
+fitted (catalogs of 132 tools and of 2,800 alike), not only on the pool. A set with too few
+answerable rows for its own bound (rank 0) only counts in the pool. A file without fitted weights
+abstains on the top cosine alone.
 
 ``temperature`` and ``mix`` are chosen by two-fold cross-fitting: q̂ from one half of the
 reachable rows, mean k measured on the other, averaged over both ways round; the pair with the
@@ -48,7 +42,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -58,6 +52,7 @@ from numpy.typing import NDArray
 
 from votr_mcp.catalog.models import ToolKey
 from votr_mcp.errors import RetrievalError
+from votr_mcp.retrieval.evidence import EVIDENCE, no_evidence
 from votr_mcp.retrieval.formulas import softmax
 
 __all__ = [
@@ -69,7 +64,6 @@ __all__ = [
     "lower_quantile",
     "check_levels",
     "ABSTAIN_FEATURES",
-    "abstain_evidence",
     "abstain_features",
     "abstain_reason",
     "abstain_score",
@@ -86,7 +80,7 @@ SHIPPED_PATH = Path(__file__).with_name("calibration.json")
 # (ONNX and torch vectors differ by 1e-4); with the query adapter, 0.03 and 0.05 gave the same k.
 _TEMPERATURES = (0.05, 0.08, 0.12, 0.2, 0.3)
 _MIXES = (0.0, 0.25, 0.5, 0.75, 1.0)
-ABSTAIN_FEATURES = ("top_cosine", "mean_cosine_10")
+ABSTAIN_FEATURES = EVIDENCE
 _BIAS = "bias"
 
 
@@ -101,6 +95,8 @@ class Scored(Protocol):
     def relative(self) -> NDArray[np.float64]: ...
     @property
     def lexical(self) -> NDArray[np.float64]: ...
+    @property
+    def evidence(self) -> Mapping[str, float]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,14 +141,16 @@ class Calibration:
                                  f"{_BIAS}); this file is from another version: refit it with `votr-mcp calibrate`")
         return cls(**{**data, "abstain_weights": {k: float(v) for k, v in weights.items()}})
 
-    def abstain_score(self, cosines: NDArray[np.floating], lexical: NDArray[np.floating]) -> float:
-        """The score abstention compares with ``abstain_threshold`` (abstain when below)."""
+    def abstain_score(self, evidence: Mapping[str, float]) -> float:
+        """The score abstention compares with ``abstain_threshold`` (abstain when below); without
+        fitted weights, the top cosine alone."""
+        features = abstain_features(evidence)
         if self.abstain_weights:
-            return abstain_score(abstain_features(cosines), self.abstain_weights)
-        return abstain_evidence(cosines, lexical, self.abstain_lexical)
+            return abstain_score(features, self.abstain_weights)
+        return features["top_cosine"]
 
-    def abstains(self, cosines: NDArray[np.floating], lexical: NDArray[np.floating]) -> bool:
-        return self.abstain_score(cosines, lexical) < self.abstain_threshold
+    def abstains(self, evidence: Mapping[str, float]) -> bool:
+        return self.abstain_score(evidence) < self.abstain_threshold
 
     def save(self, path: str | Path) -> None:
         Path(path).write_text(self.to_json(), encoding="utf-8")
@@ -220,20 +218,11 @@ def choose_k(p: NDArray[np.floating], set_threshold: float, allowed: Sequence[in
     return allowed[-1]
 
 
-def abstain_evidence(cosines: NDArray[np.floating], lexical: NDArray[np.floating], weight: float) -> float:
-    """max_i (cos_i + weight · lex_i): how well the best-supported ranked tool fits the query."""
-    if len(cosines) == 0:
-        return float("-inf")
-    lex = np.asarray(lexical, dtype=np.float64) if len(lexical) == len(cosines) else np.zeros(len(cosines))
-    return float(np.max(np.asarray(cosines, dtype=np.float64) + weight * lex))
-
-
-def abstain_features(cosines: NDArray[np.floating]) -> dict[str, float]:
-    """The query-level evidence abstention reads, by name (see ABSTAIN_FEATURES); −1 when nothing is ranked."""
-    c = np.sort(np.asarray(cosines, dtype=np.float64))[::-1]
-    if len(c) == 0:
-        return {name: -1.0 for name in ABSTAIN_FEATURES}
-    return {"top_cosine": float(c[0]), "mean_cosine_10": float(c[:10].mean())}
+def abstain_features(evidence: Mapping[str, float]) -> dict[str, float]:
+    """The query-level evidence abstention reads, by name (see ABSTAIN_FEATURES and
+    :mod:`votr_mcp.retrieval.evidence`); nothing ranked reads as no evidence."""
+    base = no_evidence()
+    return {name: float(evidence.get(name, base[name])) for name in ABSTAIN_FEATURES}
 
 
 def abstain_score(features: dict[str, float], weights: dict[str, float]) -> float:
@@ -385,7 +374,7 @@ def _fit_abstention(results: Sequence[Scored], golds: Sequence[Collection[ToolKe
                     false_abstain: float, confidence: float) -> tuple[dict[str, float], float]:
     """(weights, threshold) of the logistic abstention score (see the module docstring)."""
     names = list(groups) if groups is not None else [""] * len(results)
-    rows = [(abstain_features(r.cosines), bool(g), n) for r, g, n in zip(results, golds, names) if len(r.ranked_keys)]
+    rows = [(abstain_features(r.evidence), bool(g), n) for r, g, n in zip(results, golds, names) if len(r.ranked_keys)]
     x = np.array([[f[name] for name in ABSTAIN_FEATURES] for f, _, _ in rows])
     y = np.array([a for _, a, _ in rows], dtype=np.float64)
     sets = np.array([n for _, _, n in rows])

@@ -14,6 +14,8 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
+from scipy import sparse as sp
+
 from votr_mcp.index.catalog_index import DenseIndex, LexicalIndex
 from votr_mcp.index.dense import l2_normalise
 from votr_mcp.index.tokenize import tokenize
@@ -32,10 +34,13 @@ class Fused(NamedTuple):
     bm25: NDArray[np.float64]
     lexical: NDArray[np.float64]  # TF-IDF cosine
     tokens: list[str]
+    splade: NDArray[np.float64] | None = None  # learned sparse dot product; None when not built
+    model_cosines: tuple[NDArray[np.float64], ...] = ()  # each dense model's own cosine (joint vectors)
 
 
 def fuse(text: str, vec: NDArray[np.float32] | None, lexical_index: LexicalIndex, dense: DenseIndex | None,
-         cfg: RetrievalConfig, allowed: NDArray[np.bool_] | None, hints: Sequence[NDArray[np.float64]]) -> Fused:
+         cfg: RetrievalConfig, allowed: NDArray[np.bool_] | None, hints: Sequence[NDArray[np.float64]],
+         sparse_query: sp.csr_matrix | None = None) -> Fused:
     """Score ``text`` with every list the config switches on and fuse them (disallowed tools score nothing).
 
     BM25 is always scored, since the rerank reads it; it joins the fusion only when ``cfg.bm25``."""
@@ -58,10 +63,21 @@ def fuse(text: str, vec: NDArray[np.float32] | None, lexical_index: LexicalIndex
 
     tokens = tokenize(text)
     server_cos: NDArray[np.float64] | None = None
+    models: tuple[NDArray[np.float64], ...] = ()
     if vec is not None and dense is not None:
-        t = (dense.tools_t2v if cfg.tool2vec else dense.tools) @ vec
+        matrix = dense.tools_t2v if cfg.tool2vec else dense.tools
+        descriptions, summaries = dense.server_description, dense.server_summary
+        if dense.slices:  # each slice holds one model's vector scaled by 1/√n: its dot product is cos/n
+            # The query with every other model's slice zeroed keeps the matrix product contiguous.
+            masked = [np.where(_in_slice(len(vec), sl), vec, np.float32(0)) for sl in dense.slices]
+            models = tuple(len(dense.slices) * (matrix @ m).astype(np.float64) for m in masked)
+            if not cfg.multilingual:  # the first model (MiniLM) alone, as if it were the only one
+                first, scale = dense.slices[0], np.float32(len(dense.slices))
+                matrix, vec = matrix[:, first] * np.sqrt(scale), vec[first] * np.sqrt(scale)
+                descriptions, summaries = descriptions[:, first] * np.sqrt(scale), summaries[:, first] * np.sqrt(scale)
+        t = matrix @ vec
         cos = t.astype(np.float64)
-        server_cos = np.maximum(dense.server_description @ vec, dense.server_summary @ vec).astype(np.float64)
+        server_cos = np.maximum(descriptions @ vec, summaries @ vec).astype(np.float64)
         if cfg.hierarchical:
             add(hierarchical(server_cos[dense.server_of], t), cfg.w_dense, False)
             add(t, cfg.w_flat_dense, False)
@@ -73,9 +89,21 @@ def fuse(text: str, vec: NDArray[np.float32] | None, lexical_index: LexicalIndex
     lexical = lexical_index.sparse.scores(text)
     if cfg.sparse:
         add(lexical, cfg.w_sparse, True)
+    learned: NDArray[np.float64] | None = None
+    if sparse_query is not None and dense is not None and dense.splade is not None:
+        tools = dense.splade_compact if dense.splade_compact is not None else dense.splade
+        learned = np.asarray((tools @ sparse_query.T).toarray()).ravel().astype(np.float64)
+        if cfg.splade:
+            add(learned, cfg.w_splade, True)
     for h in hints:
         add(h, cfg.w_hint, True)
-    return Fused(fused, cos, server_cos, bm25, lexical.astype(np.float64), tokens)
+    return Fused(fused, cos, server_cos, bm25, lexical.astype(np.float64), tokens, learned, models)
+
+
+def _in_slice(n: int, sl: slice) -> NDArray[np.bool_]:
+    mask = np.zeros(n, dtype=bool)
+    mask[sl] = True
+    return mask
 
 
 def fused_head(f: Fused, size: int) -> NDArray[np.intp]:

@@ -74,9 +74,9 @@ class HandOff:
             why = ("lexical scores only (no dense index yet, or none asked for); fixed k" if not self.use_dense
                    else "no calibration; fixed k")
             return min(k, max_results or k, len(ranking.order)), None, why
-        score = cal.abstain_score(ranking.cosines, ranking.lexical)
+        score = cal.abstain_score(ranking.evidence)
         if score < cal.abstain_threshold:
-            return 0, p, abstain_reason(score, cal.abstain_threshold, abstain_features(ranking.cosines),
+            return 0, p, abstain_reason(score, cal.abstain_threshold, abstain_features(ranking.evidence),
                                         [self.call_names[self.catalog[int(i)].key] for i in ranking.order[:3]])
         k = choose_k(p, cal.set_threshold) if cfg.adaptive_k else cfg.default_k
         return min(k, max_results or k, len(ranking.order)), p, f"adaptive k at {cal.coverage:.0%} coverage" if cfg.adaptive_k else "fixed k"
@@ -112,7 +112,7 @@ class HandOff:
         hits, ranked, reason = self.parts(ranking, max_results, None)
         tier = hits[0].tier if hits else "none"
         return SearchResult(query, tuple(hits), tuple(ranked), len(hits), tier, not hits, reason, self.use_dense,
-                            (), ranking.cosines, relative(ranking), ranking.lexical)
+                            (), ranking.cosines, relative(ranking), ranking.lexical, ranking.evidence)
 
     def multi(self, query: str, needs: list[str], whole: Ranking, rankings: list[Ranking], merged: Ranking,
               max_results: int | None) -> SearchResult:
@@ -120,16 +120,22 @@ class HandOff:
         ``merged`` (the task's merged list) is what the result ranks."""
         cfg = self.config
         groups: list[Need] = []
+        for index, (text, ranking) in enumerate(zip(needs, rankings)):
+            need_hits, need_ranked, _ = self.parts(ranking, cfg.need_k_max, index)
+            groups.append(Need(text, tuple(need_hits), tuple(need_ranked), not need_hits))
+        # A tool the whole query hands off names the first need that also hands it off.
+        need_of: dict[ToolKey, int] = {}
+        for index, group in enumerate(groups):
+            for h in group.hits:
+                need_of.setdefault(h.key, index)
         hits: list[Hit] = []
         seen: set[ToolKey] = set()
         if cfg.whole_hits:
             for h in self.parts(whole, None, None)[0]:
                 seen.add(h.key)
-                hits.append(h)
-        for index, (text, ranking) in enumerate(zip(needs, rankings)):
-            need_hits, need_ranked, _ = self.parts(ranking, cfg.need_k_max, index)
-            groups.append(Need(text, tuple(need_hits), tuple(need_ranked), not need_hits))
-            for h in need_hits:
+                hits.append(replace(h, need=need_of.get(h.key)))
+        for group in groups:
+            for h in group.hits:
                 if h.key not in seen:
                     seen.add(h.key)
                     hits.append(h)

@@ -6,11 +6,10 @@ import re
 
 from votr_mcp.index.tokenize import stem, words_of
 
-__all__ = ["ACTIONS", "ACTION_OF", "query_bulk", "tool_bulk", "lead_clause", "split_needs", "words_of"]
+__all__ = ["ACTIONS", "ACTION_OF", "is_identifier", "named_tools", "pair_bulk", "query_bulk", "lead_clause", "split_needs",
+           "words_of"]
 
-_BULK_QUERY = frozenset({"all", "every", "each", "multiple", "batch", "bulk", "many", "several"})
-_SINGLE_QUERY = frozenset({"a", "an", "one", "single", "this", "that", "specific", "particular"})
-_BULK_TOOL = frozenset({"all", "batch", "bulk", "many", "multiple"})
+_BULK_TOOL = frozenset({"all", "batch", "bulk", "many", "multiple", "multi"})
 _WORD = re.compile(r"[a-z0-9]+")
 
 # What a verb asks for: read by the need splitter (a need names an action) and by the rerank
@@ -34,60 +33,155 @@ ACTIONS: dict[str, tuple[str, ...]] = {
 ACTION_OF = {verb: action for action, verbs in ACTIONS.items() for verb in verbs}
 
 
+# How people ask for many at once: a quantifier, a demonstrative plural, "in one go", a count of a
+# plural thing ("these 40 promo messages", "3 files"), or a list of items. Checked before the
+# singular cues, so "in one go" is not read as "one".
+_BULK_CUES = re.compile(
+    r"\b(?:all|every|each|multiple|several|many|batch|bulk|both|these|those|in one go|in one shot|at once|"
+    r"in one batch|in a batch|together|en masse|alle|sämtliche|todos|todas|tous|toutes|tutti|tutte|все|всех)\b"
+    r"|全部|すべて|全て|一括|所有|批量|모든|전부",
+    re.IGNORECASE)
+_NUMBER_WORDS = r"(?:two|three|four|five|six|seven|eight|nine|ten|dozen|twenty|thirty|forty|fifty|hundred|[2-9]|[1-9]\d+)"
+_COUNTED = re.compile(rf"\b{_NUMBER_WORDS}\s+(?:[a-z-]+\s+){{0,2}}[a-z]+s\b", re.IGNORECASE)
+_NOT_COUNTED = re.compile(r"\b(?:minutes|hours|days|weeks|months|years|seconds|times|percent|pixels|px|rows|columns|"
+                          r"lines|words|characters|chars|results|items per page)\b", re.IGNORECASE)
+# Two or more ids, paths or file names in a list: "a.txt, b.txt and c.txt", "#12, #13".
+_ITEM = r"(?:[\w./-]+\.\w{1,5}|#?\d{2,}|[\w-]*\d[\w-]*)"
+_LISTED = re.compile(rf"{_ITEM}\s*(?:,|and|&)\s*{_ITEM}", re.IGNORECASE)
+_FILE = re.compile(r"[\w-]+\.[a-z][a-z0-9]{0,4}\b", re.IGNORECASE)
+_SINGLE_CUES = re.compile(r"\b(?:a|an|one|single|this|that|specific|particular|just the)\b", re.IGNORECASE)
+
+
 def query_bulk(query: str) -> int:
-    """+1 when the query asks for many things ("delete all", "list every"), −1 when it names one
-    ("delete this file"), 0 when it does not say."""
-    words = set(_WORD.findall(query.lower()))
-    if words & _BULK_QUERY:
+    """+1 when the request asks for many things at once ("delete all", "these 40 messages in one go",
+    "read a.txt and b.txt"), −1 when it names one ("delete this file"), 0 when it does not say."""
+    if _BULK_CUES.search(query) or _LISTED.search(query):
         return 1
-    if words & _SINGLE_QUERY:
+    counted = _COUNTED.search(query)
+    if counted and not _NOT_COUNTED.search(counted.group(0)):
+        return 1
+    if _SINGLE_CUES.search(query) or len(_FILE.findall(query)) == 1:
         return -1
     return 0
 
 
-def tool_bulk(name: str) -> int:
-    """+1 for a tool acting on many items (``list_files``, ``batchDelete``, ``delete_all``), −1 for
-    one acting on a single item (``get_file``, ``delete_file``), 0 when the name is not a verb phrase."""
-    words = words_of(name)
-    if not words:
-        return 0
+def _bulk_marked(words: list[str]) -> bool:
+    """A tool name acting on many: a batch word, or a plural object after its verb (delete_emails)."""
     if set(words) & _BULK_TOOL:
-        return 1
-    last = words[-1]
-    if len(words) >= 2 and stem(last) != last and not last.endswith("ss"):
-        return 1  # a plural object: delete_files
-    return -1 if len(words) >= 2 else 0
+        return True
+    last = words[-1] if words else ""
+    return len(words) >= 2 and stem(last) != last and not last.endswith("ss")
+
+
+def pair_bulk(tools: list[tuple[str, str]]) -> list[int]:
+    """For (server, name) pairs: +1 for a tool acting on many items that has a one-item sibling on its
+    server (``batch_delete_emails`` beside ``delete_email``, ``read_multiple_files`` beside
+    ``read_file``), −1 for that sibling, 0 for every tool without such a pair.
+
+    Only pairs are marked: a name's grammar alone ("git_log", "list_tables") says nothing about
+    whether the request's count should move it, and reading it as singular moved list tools down
+    for "show the last 3 commits"."""
+    core: dict[tuple[str, frozenset[str]], list[int]] = {}
+    marked: list[bool] = []
+    for i, (server, name) in enumerate(tools):
+        words = words_of(name)
+        marked.append(_bulk_marked(words))
+        key = (server, frozenset(stem(w) for w in words if w not in _BULK_TOOL))
+        core.setdefault(key, []).append(i)
+    out = [0] * len(tools)
+    for members in core.values():
+        if len(members) < 2:
+            continue
+        kinds = {marked[i] for i in members}
+        if kinds == {True, False}:
+            for i in members:
+                out[i] = 1 if marked[i] else -1
+    return out
+
+
+def named_tools(query: str, names: dict[str, list[int]]) -> list[int]:
+    """Catalog positions of tools the request names exactly as identifiers (``git_log``,
+    ``browser_take_screenshot``, ``github__create_issue``), by the lower-cased names in ``names``."""
+    found: list[int] = []
+    for token in _IDENTIFIER.findall(query):
+        for variant in (token.lower(), token.lower().split("__", 1)[-1]):
+            for i in names.get(variant, ()):
+                if i not in found:
+                    found.append(i)
+    return found
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[_.-]+[A-Za-z0-9]+)+|[a-z]+(?:[A-Z][a-z0-9]+)+")
+
+
+def is_identifier(name: str) -> bool:
+    """Whether a tool name is written as an identifier (snake, kebab or camel case), so that its
+    exact occurrence in a request names the tool rather than a common word ("fetch", "echo")."""
+    return _IDENTIFIER.fullmatch(name) is not None
 
 
 # A whole task names its needs in sequence: "do X, then Y", "first X. Next, Y", "X and also Y".
-_SPLIT = re.compile(
-    r"(?:[.;!?]\s+|\n+|,?\s+(?:and\s+)?then\s+|,?\s+after\s+that,?\s+|,?\s+afterwards,?\s+|,?\s+finally,?\s+|"
-    r",?\s+and\s+also\s+|,?\s+also,?\s+|,?\s+additionally,?\s+|,\s+next,?\s+|,?\s+as\s+well\s+as\s+|,\s+and\s+)",
-    re.IGNORECASE,
-)
-_LEAD = re.compile(r"^(?:first(?:ly)?|second(?:ly)?|third|next|then|finally|lastly|also|and|please|could you|can you)[,\s]+", re.IGNORECASE)
+# A sequencing word ("then", "after that", "finally") says a new step starts whatever follows;
+# punctuation and "and also" only when the piece names an action of its own ("files of 2023. And
+# their sizes" is one need). A bare "and" or comma is no connector: single requests are full of
+# them ("download asset 12345 and type HDRI in 4K", "with offset 0, limit 10, sort by date").
+_SEQUENCE = (r",?\s+(?:and\s+)?then,?\s+|,?\s+(?:and\s+)?after\s+that,?\s+|,?\s+(?:and\s+)?afterwards,?\s+|"
+             r",?\s+(?:and\s+)?(?:finally|lastly),?\s+|,\s+next,?\s+|,?\s+once\s+(?:that's|that\s+is)\s+done,?\s+")
+_OTHER = (r"[.;!?]\s+|\n+|,?\s+and\s+also\s+|,?\s+also,?\s+|,?\s+additionally,?\s+|,?\s+as\s+well\s+as\s+|"
+          r",\s+and\s+")
+_SPLIT = re.compile(f"({_SEQUENCE}|{_OTHER})", re.IGNORECASE)
+_SEQUENCE_ONLY = re.compile(f"^(?:{_SEQUENCE})$", re.IGNORECASE)
+_LEAD = re.compile(r"^(?:first(?:ly)?|second(?:ly)?|third|next|then|finally|lastly|also|and|please|could you|can you)(?:[,\s]+|$)", re.IGNORECASE)
 _MIN_WORDS = 3
+# Verbs that start a step, beyond ACTIONS (which the rerank also reads): what people ask agents to do.
+_STEP_VERBS = frozenset({"commit", "push", "pull", "switch", "checkout", "stage", "open", "visit", "navigate",
+                         "click", "fill", "take", "capture", "copy", "sort", "zip", "compare", "jot", "grab"})
+
+
+def _is_verb(word: str) -> bool:
+    return word in ACTION_OF or word in _STEP_VERBS
 
 
 def split_needs(query: str, max_needs: int = 5) -> list[str]:
     """The needs a whole-task query names, in order; a query naming one need gives ``[query]``.
 
-    A piece is a need of its own only when it has at least three words and names an action
-    (:data:`ACTIONS`); anything else ("include the storage size", "it is for a report") is an
-    object, condition or context and is glued to the need before it, or to the first need when
-    it comes first. On dev rows this left top-1 and task recall unchanged and stopped splitting
-    most single requests (MCP-Zero 5.6% -> 0.9% of queries; every split embeds more texts).
+    After a sequencing word ("then", "after that", "finally") a piece of two words or more is a
+    need of its own (the first one too when it starts with a verb: "check git status and then
+    commit"); after punctuation or "and also" only a piece of three words or more that names an
+    action (:data:`ACTIONS` or a step verb). Anything else ("include the storage size", "it is for
+    a report") is an object, condition or context and is glued to the need before it, or to the
+    first need when it comes first. On dev rows the action check stopped splitting most single
+    requests (MCP-Zero 5.6% -> 0.9% of queries; every split embeds more texts).
     """
-    pieces = [_LEAD.sub("", p.strip(" ,.;")).strip() for p in _SPLIT.split(query) if p and p.strip(" ,.;")]
+    parts = _SPLIT.split(query)
+    pieces: list[tuple[str, str, bool]] = []  # (connector before it, text, a sequencing word came before it)
+    sequenced, connector = False, ""
+    for j, part in enumerate(parts):
+        if j % 2 == 1:
+            sequenced = sequenced or bool(_SEQUENCE_ONLY.match(part))
+            connector += part
+            continue
+        text = _LEAD.sub("", part.strip(" ,.;")).strip()
+        if text:  # a bare "First," or "Next," passes its connector on to what follows
+            pieces.append((connector, text, sequenced))
+            sequenced, connector = False, ""
+    # The first piece starts a step by itself when the next one follows a sequencing word.
+    first_sequenced = len(pieces) > 1 and pieces[1][2]
     needs: list[str] = []
     context: list[str] = []  # pieces before the first need
-    for piece in filter(None, pieces):
+    for index, (connector, piece, after_sequence) in enumerate(pieces):
         words = words_of(piece)
-        if len(piece.split()) >= _MIN_WORDS and any(w in ACTION_OF for w in words):
+        n = len(piece.split())
+        named = n >= _MIN_WORDS and any(_is_verb(w) for w in words)
+        if index == 0 and first_sequenced:
+            starts = n >= 2 and (bool(words) and _is_verb(words[0]) or named)
+        else:
+            starts = (after_sequence and n >= 2 and bool(needs)) or named
+        if starts:
             needs.append(" ".join([*context, piece]) if not needs and context else piece)
             context = []
         elif needs:
-            needs[-1] = f"{needs[-1]} {piece}"
+            needs[-1] = f"{needs[-1]}{connector or ' '}{piece}"
         else:
             context.append(piece)
     if len(needs) <= 1:

@@ -17,17 +17,19 @@ from typing import Literal
 
 import numpy as np
 from numpy.typing import NDArray
+from scipy import sparse as sp
 
 from votr_mcp.catalog.models import Catalog, ToolKey
 from votr_mcp.catalog.naming import call_names
 from votr_mcp.errors import RetrievalError
 from votr_mcp.catalog.models import Tool
 from votr_mcp.index.catalog_index import DenseIndex, LexicalIndex, build_dense, build_lexical, restack_dense, restack_lexical
-from votr_mcp.index.dense import Embedder, EmbeddingCache, MemoryEmbeddingCache, embed_cached
+from votr_mcp.index.dense import Embedder, EmbeddingCache, JointEmbedder, MemoryEmbeddingCache, embed_cached
 from votr_mcp.index.text import query_dense_text
 from votr_mcp.index.tokenize import content_tokens, tokenize
 from votr_mcp.retrieval.calibration import Calibration, shipped_calibration
 from votr_mcp.retrieval.config import RetrievalConfig
+from votr_mcp.retrieval.evidence import evidence
 from votr_mcp.retrieval.features import Ranking, ToolFeatures
 from votr_mcp.retrieval.formulas import dice, near_best
 from votr_mcp.retrieval.fusion import Fused, fuse, fused_head, whole_vector
@@ -35,7 +37,7 @@ from votr_mcp.retrieval.handoff import HandOff
 from votr_mcp.retrieval.merge import merge_task
 from votr_mcp.retrieval.query_adapter import Adapts, shipped_adapter
 from votr_mcp.retrieval.rerank import GROUPS, QueryView, RerankModel, head_features, shipped_rerank
-from votr_mcp.retrieval.intent import lead_clause, split_needs
+from votr_mcp.retrieval.intent import lead_clause, named_tools, query_bulk, split_needs
 from votr_mcp.retrieval.result import SearchResult
 
 __all__ = ["Retriever", "Exclude"]
@@ -168,6 +170,20 @@ class Retriever:
 
     def with_adapter(self, adapter: Adapts | None) -> "Retriever":
         return self._copy(adapter=adapter)
+
+    @property
+    def _splade_norms(self) -> NDArray[np.float64] | None:
+        """Each tool's learned-sparse vector length (for the evidence's sparse cosine)."""
+        return self._dense.splade_norms if self._dense is not None else None
+
+    @property
+    def dense_models(self) -> int:
+        """How many embedding models the dense vectors join (0 when dense is not ready)."""
+        return 0 if self._dense is None else max(1, len(self._dense.slices))
+
+    @property
+    def learned_sparse_ready(self) -> bool:
+        return self._dense is not None and self._dense.splade is not None
 
     @property
     def dense_ready(self) -> bool:
@@ -318,7 +334,9 @@ class Retriever:
         return head_features(QueryView.of(text, f.tokens), [self._features.views[i] for i in head], self._features.bulk[head],
                              fused=f.fused[head], cosine=f.cosine[head],
                              server_cosine=f.server_cosine[self._server_of[head]] if f.server_cosine is not None else np.zeros(n),
-                             bm25=f.bm25[head], tfidf=f.lexical[head])
+                             bm25=f.bm25[head], tfidf=f.lexical[head],
+                             use_cosine=f.model_cosines[-1][head] if f.model_cosines else None,
+                             splade=f.splade[head] / max(float(f.splade.max()), 1e-9) if f.splade is not None else None)
 
     def _adapted(self, text: str, vec: NDArray[np.float32] | None) -> NDArray[np.float32] | None:
         """The query vector the dense list reads: corrected by the query adapter when it is on and
@@ -328,10 +346,22 @@ class Retriever:
             return vec
         return a.adapt(text, vec)
 
+    def _sparse_query(self, text: str) -> "sp.csr_matrix | None":
+        """The learned sparse vector of a query text, when the index has learned sparse tool vectors."""
+        e = self.embedder
+        if not self.config.splade or self._dense is None or self._dense.splade is None:
+            return None
+        if not isinstance(e, JointEmbedder) or e.sparse is None:
+            return None
+        q = e.sparse.encode([query_dense_text(text)], columns=self._dense.splade_columns)
+        norm = float(np.sqrt(q.multiply(q).sum()))
+        return q / norm if norm > 0 else q
+
     def _rank(self, text: str, vec: NDArray[np.float32] | None, allowed: NDArray[np.bool_] | None,
               hints: Sequence[NDArray[np.float64]], rerank: bool = True) -> Ranking:
         cfg = self.config
-        f = fuse(text, self._adapted(text, vec), self._lexical, self._dense, cfg, allowed, hints)
+        f = fuse(text, self._adapted(text, vec), self._lexical, self._dense, cfg, allowed, hints,
+                 self._sparse_query(text) if vec is not None else None)
         reranking = rerank and cfg.rerank and self.rerank is not None
         head = fused_head(f, max(cfg.rerank_head if reranking else 0, cfg.ranked_size))
         if len(head) == 0:
@@ -346,8 +376,38 @@ class Retriever:
                     s = s + cfg.w_hint * h[head] / best
             scores = np.exp(s - s.max())  # (0, 1], best 1: the rerank's softmax mass relative to its top
         order = np.argsort(-scores, kind="stable")[: cfg.ranked_size]
-        ranked = head[order]
-        return Ranking(ranked, scores[order], f.cosine[ranked], f.lexical[ranked])
+        ranked = self._by_request(text, head[order], allowed)
+        ranked_scores = scores[order][: len(ranked)]
+        if len(ranked) > len(ranked_scores):  # a named tool from outside the head: it leads at the best score
+            ranked_scores = np.r_[ranked_scores[:1], ranked_scores][: len(ranked)]
+        found = evidence(f, ranked, QueryView.of(text, f.tokens), self._features.views, self._splade_norms) \
+            if vec is not None else {}
+        return Ranking(ranked, ranked_scores, f.cosine[ranked], f.lexical[ranked], found)
+
+    def _by_request(self, text: str, ranked: NDArray[np.intp], allowed: NDArray[np.bool_] | None) -> NDArray[np.intp]:
+        """The ranked list reordered by what the request says outright: a tool it names as an
+        identifier comes first (``exact_names``); when it asks for many at once (or for one) and a
+        tool of a singular/bulk pair leads, its sibling that matches the count goes before it (``intent``)."""
+        cfg = self.config
+        out = [int(i) for i in ranked]
+        if cfg.exact_names:
+            named = [i for i in named_tools(text, self._features.names) if allowed is None or allowed[i]]
+            if named:
+                out = named + [i for i in out if i not in named]
+        if cfg.intent:
+            want = query_bulk(text)
+            bulk = self._features.bulk
+            if want:
+                window = out[: cfg.intent_window]
+                for a, i in enumerate(window):
+                    if bulk[i] != -want:
+                        continue
+                    sibling = next((j for j in window[a + 1:] if bulk[j] == want and self._server_of[j] == self._server_of[i]), None)
+                    if sibling is not None:
+                        out.remove(sibling)
+                        out.insert(a, sibling)
+                    break
+        return np.array(out[: max(cfg.ranked_size, len(ranked))], dtype=np.intp)
 
     def rerank_candidates(self, query: str, *, query_vectors: Mapping[str, NDArray[np.float32]] | None = None,
                           size: int | None = None) -> tuple[list[ToolKey], NDArray[np.float64]]:

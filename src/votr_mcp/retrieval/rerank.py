@@ -62,6 +62,8 @@ FEATURES = (
     "server_cosine_gap",  # best server-text cosine of the tool's server minus the head's best
     "bm25",             # BM25 over the catalog's best BM25 for this query
     "tfidf",            # TF-IDF cosine
+    "use_cosine",       # the multilingual model's own cosine (0 when the vectors are one model's)
+    "splade",           # learned sparse score over the catalog's best for this query
     "name_cover",       # share of the tool name's words that occur in the query
     "name_mention",     # the tool's name occurs in the query as a phrase ("use get_submission")
     "server_mention",   # share of the server name's distinctive words that occur in the query
@@ -130,7 +132,8 @@ class ToolView:
 
 def head_features(query: QueryView, tools: Sequence[ToolView], bulk: NDArray[np.int8], *, fused: NDArray[np.float64],
                   cosine: NDArray[np.float64], server_cosine: NDArray[np.float64], bm25: NDArray[np.float64],
-                  tfidf: NDArray[np.float64]) -> NDArray[np.float64]:
+                  tfidf: NDArray[np.float64], use_cosine: NDArray[np.float64] | None = None,
+                  splade: NDArray[np.float64] | None = None) -> NDArray[np.float64]:
     """The (head size × len(FEATURES)) feature matrix; every array argument is aligned with ``tools``."""
     h = len(tools)
     x = np.zeros((h, len(FEATURES)), dtype=np.float64)
@@ -143,19 +146,23 @@ def head_features(query: QueryView, tools: Sequence[ToolView], bulk: NDArray[np.
     best_bm25 = float(bm25.max())
     x[:, 4] = bm25 / best_bm25 if best_bm25 > 0 else 0.0
     x[:, 5] = tfidf
+    if use_cosine is not None:
+        x[:, 6] = use_cosine
+    if splade is not None:
+        x[:, 7] = splade
     q = query.tokens
     for j, tool in enumerate(tools):
         if tool.name_tokens:
-            x[j, 6] = len(tool.name_tokens & q) / len(tool.name_tokens)
-        x[j, 7] = 1.0 if tool.name_phrase and tool.name_phrase in query.phrase else 0.0
+            x[j, 8] = len(tool.name_tokens & q) / len(tool.name_tokens)
+        x[j, 9] = 1.0 if tool.name_phrase and tool.name_phrase in query.phrase else 0.0
         if tool.server_tokens:
-            x[j, 8] = len(tool.server_tokens & q) / len(tool.server_tokens)
+            x[j, 10] = len(tool.server_tokens & q) / len(tool.server_tokens)
         if tool.action is not None and query.actions:
-            x[j, 9] = 1.0 if tool.action == query.first_action else 0.0
-            x[j, 10] = 0.0 if tool.action in query.actions else 1.0
+            x[j, 11] = 1.0 if tool.action == query.first_action else 0.0
+            x[j, 12] = 0.0 if tool.action in query.actions else 1.0
     if query.bulk:
-        x[:, 11] = (bulk == query.bulk).astype(np.float64)
-        x[:, 12] = (bulk == -query.bulk).astype(np.float64)
+        x[:, 13] = (bulk == query.bulk).astype(np.float64)
+        x[:, 14] = (bulk == -query.bulk).astype(np.float64)
     return x
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -68,6 +69,7 @@ class SearchResult:
     cosines: NDArray[np.float64] = field(default_factory=lambda: np.zeros(0))
     relative: NDArray[np.float64] = field(default_factory=lambda: np.zeros(0))
     lexical: NDArray[np.float64] = field(default_factory=lambda: np.zeros(0))
+    evidence: Mapping[str, float] = field(default_factory=dict)  # what abstention read (retrieval/evidence.py)
 
     @property
     def ranked_keys(self) -> list[ToolKey]:

@@ -1,0 +1,74 @@
+"""Query-level evidence that some tool in the catalog does what a request asks: what abstention reads.
+
+Near-misses (the right domain, no tool for the action: "delete the file old.log" where the
+filesystem server has no delete) score high on any one similarity, since the words of the domain
+match. What separates them from answerable requests is read across the whole catalog and across
+channels, each feature oriented so that more means "a tool fits":
+
+- ``top_cosine``, ``mean_cosine_10``: the best joint cosine of the ranked list and the mean of its 10 best;
+- ``top_minilm``, ``top_use``: each dense model's own best cosine over the catalog (USE reads 16
+  languages, MiniLM reads English better);
+- ``cosine_z``: the best cosine in standard deviations above the catalog's mean cosine for this query,
+  which reads the same on 30 tools as on 3,000;
+- ``splade_top``: the best learned-sparse cosine (shared and expanded terms);
+- ``agreement``: the share of the channels (each dense model, SPLADE, BM25) whose own best tool is the
+  ranked list's first;
+- ``action_fit``: 0 when the request names an action (delete, send, create, ...) and the first tool's
+  name names another one, else 1.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from numpy.typing import NDArray
+
+from votr_mcp.retrieval.fusion import Fused
+from votr_mcp.retrieval.rerank import QueryView, ToolView
+
+__all__ = ["EVIDENCE", "evidence", "no_evidence"]
+
+EVIDENCE = ("top_cosine", "mean_cosine_10", "top_minilm", "top_use", "cosine_z", "splade_top", "agreement",
+            "action_fit")
+
+
+def no_evidence() -> dict[str, float]:
+    """The evidence of an empty ranked list: nothing fits."""
+    return {name: -1.0 for name in EVIDENCE}
+
+
+def evidence(f: Fused, order: NDArray[np.intp], query: QueryView, views: Sequence[ToolView],
+             splade_norms: NDArray[np.float64] | None) -> dict[str, float]:
+    """The features of :data:`EVIDENCE` for one query's ranked list ``order`` (catalog positions)."""
+    if len(order) == 0:
+        return no_evidence()
+    first = int(order[0])
+    cos = f.cosine
+    ranked_cos = np.sort(cos[order])[::-1]
+    top = float(ranked_cos[0])
+    spread = float(cos.std())
+    models = f.model_cosines or (cos,)
+    channels: list[NDArray[np.float64]] = [*models]
+    splade_top = 0.0
+    if f.splade is not None and splade_norms is not None:
+        # f.splade is the dot product with the unit-length query: over the tool's norm, a cosine.
+        norm = np.where(splade_norms > 0, splade_norms, 1.0)
+        splade_cos = f.splade / norm
+        splade_top = float(splade_cos.max(initial=0.0))
+        channels.append(f.splade)
+    if float(f.bm25.max(initial=0.0)) > 0:
+        channels.append(f.bm25)
+    agree = float(np.mean([int(np.argmax(c)) == first for c in channels])) if channels else 0.0
+    tool = views[first]
+    conflict = bool(query.actions) and tool.action is not None and tool.action not in query.actions
+    return {
+        "top_cosine": top,
+        "mean_cosine_10": float(ranked_cos[:10].mean()),
+        "top_minilm": float(models[0].max()),
+        "top_use": float(models[-1].max()),
+        "cosine_z": (top - float(cos.mean())) / spread if spread > 1e-9 else 0.0,
+        "splade_top": splade_top,
+        "agreement": agree,
+        "action_fit": 0.0 if conflict else 1.0,
+    }
