@@ -14,7 +14,8 @@ Tools keep the fields and order the server listed (empty ones left out); other w
 (``execution``, ``icons``, ``_meta``) are dropped. ``description`` is ours: a short, plain
 account of what the server is for, which server-level retrieval scores against. ``config`` is
 the ``mcpServers`` entry a user adds to run the server (call_tool shows it when the server is
-not configured). ``--check`` writes nothing and exits 1 if a file would change (registry drift
+not configured). Each tool's ``examples`` (scripts/registry_examples.json, ours too) are requests
+written the way people ask for it; search embeds them beside the description (Tool2Vec). ``--check`` writes nothing and exits 1 if a file would change (registry drift
 after the pins in tests/servers changed). Output is deterministic: no dates in the files.
 """
 
@@ -185,6 +186,18 @@ def _installed_version(spec: upstream_servers.ServerSpec) -> str:
     return dist.name.removesuffix(".dist-info").rsplit("-", 1)[1]
 
 
+EXAMPLES = Path(__file__).with_name("registry_examples.json")
+
+
+def with_examples(document: dict[str, Any]) -> dict[str, Any]:
+    """Each tool with its example requests from scripts/registry_examples.json (ours, like the server
+    description): how people ask for it, which search embeds beside the description (Tool2Vec)."""
+    examples = json.loads(EXAMPLES.read_text(encoding="utf-8")).get(document["server"]["name"], {})
+    tools = [{**tool, "examples": examples[tool["name"]]} if examples.get(tool["name"]) else tool
+             for tool in document["tools"]]
+    return {**document, "tools": tools}
+
+
 def render(document: dict[str, Any]) -> str:
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
@@ -204,7 +217,7 @@ async def capture(names: Sequence[str], out: Path, *, check: bool, parallel: int
             async with limiter:
                 with open(Path(tmp) / f"{name}.log", "w+", encoding="utf-8") as errlog:
                     try:
-                        documents[name] = await harvest(name, Path(tmp) / name, errlog)
+                        documents[name] = with_examples(await harvest(name, Path(tmp) / name, errlog))
                     except Exception as exc:  # report every server, then fail
                         errlog.flush()
                         errlog.seek(0)

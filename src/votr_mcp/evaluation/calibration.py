@@ -19,7 +19,6 @@ from votr_mcp.errors import CatalogError
 from votr_mcp.evaluation.adapter import PipelineFactory
 from votr_mcp.evaluation.data import fit_source, load_queries, queries_of, select_split
 from votr_mcp.evaluation.harness import build_units, cap_per_kind
-from votr_mcp.index.dense import MINILM_ID
 from votr_mcp.retrieval import SHIPPED_PATH, SearchResult, fit
 
 __all__ = ["calibrate_on", "dev_results"]
@@ -60,6 +59,8 @@ def calibrate_on(datas: Sequence[Path], *, coverage: float = 0.97, false_abstain
     k_rows: list[bool] = []
     groups: list[str] = []
     counts: dict[str, int] = {}
+    null_evidence: dict[str, list[Any]] = {}
+    model_id = ""
     for data in datas:
         # No calibration while fitting: the raw ranked lists and cosines are what the fit reads.
         factory = PipelineFactory.from_data(data, calibration=None, cache_dir=cache_dir)
@@ -70,11 +71,13 @@ def calibrate_on(datas: Sequence[Path], *, coverage: float = 0.97, false_abstain
         k_rows += [k_names is None or data.name in k_names] * len(r)
         groups += [data.name] * len(r)
         counts[data.name] = len(r)
+        null_evidence[data.name] = factory.retriever.null_evidence()
+        model_id = factory.retriever.embedder.model_id if factory.retriever.embedder is not None else model_id
     k_from = [f"k from {'+'.join(d.name for d in k_datas)}"] if k_datas else []
     source = fit_source("calibrate", datas, limit, *k_from)
     calibration = fit(results, golds, coverage=coverage, false_abstain=false_abstain,
-                      abstain_confidence=abstain_confidence, model_id=MINILM_ID, source=source,
-                      k_rows=None if k_names is None else k_rows, groups=groups)
+                      abstain_confidence=abstain_confidence, model_id=model_id, source=source,
+                      k_rows=None if k_names is None else k_rows, groups=groups, null_evidence=null_evidence)
     target = out or SHIPPED_PATH
     target.parent.mkdir(parents=True, exist_ok=True)
     calibration.save(target)

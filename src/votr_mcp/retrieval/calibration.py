@@ -108,6 +108,9 @@ class Calibration:
     mix: float = 0.5
     set_threshold: float = 0.5
     abstain_threshold: float = 0.0
+    # Abstain below this quantile of the null requests' scores in the catalog searched (null_model.py);
+    # None: below abstain_threshold, whatever the catalog.
+    null_quantile: float | None = None
     abstain_lexical: float = 1.0
     # Logistic abstention weights by feature name (plus "bias"); empty: the older cos + λ·lex evidence.
     abstain_weights: dict[str, float] = field(default_factory=dict)
@@ -308,6 +311,7 @@ def fit(
     source: str = "",
     k_rows: Sequence[bool] | None = None,
     groups: Sequence[str] | None = None,
+    null_evidence: Mapping[str, Sequence[Mapping[str, float]]] | None = None,
 ) -> Calibration:
     """Fit adaptive-k and abstention thresholds on calibration rows.
 
@@ -316,7 +320,10 @@ def fit(
     per row, default all) picks the rows that set adaptive k; abstention always reads every row, so
     k can be fit on the sets whose query style it serves while the abstention pool spans all
     styles. ``groups`` (one set name per row, default one set) weighs the abstention model's rows
-    and bounds false abstention on each set. Pure: reads nothing else, returns a new Calibration.
+    and bounds false abstention on each set. ``null_evidence`` (per set name, the evidence of the
+    null requests searched in that set's catalog) fits ``null_quantile``: the highest quantile of the
+    null requests' scores that, as each set's threshold, refuses at most ``false_abstain`` of its
+    answerable rows. Pure: reads nothing else, returns a new Calibration.
     """
     if len(results) != len(golds):
         raise RetrievalError(f"fit got {len(results)} results but {len(golds)} gold sets; pass one gold set per result")
@@ -353,6 +360,8 @@ def fit(
     scores = np.array([1.0 - _gold_p(r, g, temperature, mix) for r, g in reachable])
     q_hat = conformal_quantile(scores, coverage)
     weights, abstain_threshold = _fit_abstention(results, golds, groups, false_abstain, abstain_confidence)
+    null_quantile = None if not null_evidence else _fit_null_quantile(results, golds, groups, null_evidence, weights,
+                                                                     false_abstain)
     return Calibration(
         coverage=coverage,
         temperature=temperature,
@@ -362,12 +371,39 @@ def fit(
         abstain_threshold=abstain_threshold if math.isfinite(abstain_threshold) else -1e9,
         abstain_lexical=0.0,
         abstain_weights=weights,
+        null_quantile=null_quantile,
         false_abstain=false_abstain,
         abstain_confidence=abstain_confidence,
         n_rows=len(answerable),
         model_id=model_id,
         source=source,
     )
+
+
+NULL_QUANTILES = tuple(round(0.05 * i, 2) for i in range(20, -1, -1))
+"""Quantiles of the null requests' scores tried as thresholds, highest (most refusing) first."""
+MIN_NULL_ROWS = 30
+"""A set bounds the null quantile only with at least this many answerable rows (fewer: one refusal is >3%)."""
+
+
+def _fit_null_quantile(results: Sequence[Scored], golds: Sequence[Collection[ToolKey]], groups: Sequence[str] | None,
+                       null_evidence: Mapping[str, Sequence[Mapping[str, float]]], weights: dict[str, float],
+                       false_abstain: float) -> float:
+    """The highest null quantile whose per-catalog threshold refuses at most ``false_abstain`` of
+    the answerable rows of every set (with its null evidence and enough rows), and of their pool."""
+    names = list(groups) if groups is not None else [""] * len(results)
+    scores: dict[str, list[float]] = {}
+    for r, g, n in zip(results, golds, names):
+        if g and len(r.ranked_keys) and n in null_evidence:
+            scores.setdefault(n, []).append(abstain_score(abstain_features(r.evidence), weights))
+    nulls = {n: np.array([abstain_score(abstain_features(e), weights) for e in ev]) for n, ev in null_evidence.items()}
+    for q in NULL_QUANTILES:
+        refused = {n: int((np.array(s) < np.quantile(nulls[n], q)).sum()) for n, s in scores.items() if len(nulls[n])}
+        pooled = sum(refused.values()) / max(1, sum(len(scores[n]) for n in refused))
+        per_set = all(refused[n] <= false_abstain * len(scores[n]) for n in refused if len(scores[n]) >= MIN_NULL_ROWS)
+        if per_set and pooled <= false_abstain:
+            return q
+    return 0.0
 
 
 def _fit_abstention(results: Sequence[Scored], golds: Sequence[Collection[ToolKey]], groups: Sequence[str] | None,

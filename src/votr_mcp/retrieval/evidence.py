@@ -14,7 +14,13 @@ channels, each feature oriented so that more means "a tool fits":
 - ``agreement``: the share of the channels (each dense model, SPLADE, BM25) whose own best tool is the
   ranked list's first;
 - ``action_fit``: 0 when the request names an action (delete, send, create, ...) and the first tool's
-  name names another one, else 1.
+  name names another one, else 1;
+- ``action_supported``: 0 when the request leads with a verb ("delete the file old.log", "push my
+  commits") and none of the first five tools says it does that (in its name or the first sentence
+  of its description), else 1: the mark of a near-miss, where the domain matches and the action
+  does not;
+- ``unlike_chat``: one minus the request's best cosine with the shipped requests no tool serves
+  (null_requests.txt): everyday chat reads like chat in any catalog and any of USE's languages.
 """
 
 from __future__ import annotations
@@ -30,7 +36,8 @@ from votr_mcp.retrieval.rerank import QueryView, ToolView
 __all__ = ["EVIDENCE", "evidence", "no_evidence"]
 
 EVIDENCE = ("top_cosine", "mean_cosine_10", "top_minilm", "top_use", "cosine_z", "splade_top", "agreement",
-            "action_fit")
+            "action_fit", "action_supported", "unlike_chat")
+SUPPORT_DEPTH = 5  # how many of the first ranked tools may show the request's action
 
 
 def no_evidence() -> dict[str, float]:
@@ -39,7 +46,7 @@ def no_evidence() -> dict[str, float]:
 
 
 def evidence(f: Fused, order: NDArray[np.intp], query: QueryView, views: Sequence[ToolView],
-             splade_norms: NDArray[np.float64] | None) -> dict[str, float]:
+             splade_norms: NDArray[np.float64] | None, chat_similarity: float = 0.0) -> dict[str, float]:
     """The features of :data:`EVIDENCE` for one query's ranked list ``order`` (catalog positions)."""
     if len(order) == 0:
         return no_evidence()
@@ -62,6 +69,7 @@ def evidence(f: Fused, order: NDArray[np.intp], query: QueryView, views: Sequenc
     agree = float(np.mean([int(np.argmax(c)) == first for c in channels])) if channels else 0.0
     tool = views[first]
     conflict = bool(query.actions) and tool.action is not None and tool.action not in query.actions
+    supported = query.verb is None or any(query.verb in views[int(i)].does for i in order[:SUPPORT_DEPTH])
     return {
         "top_cosine": top,
         "mean_cosine_10": float(ranked_cos[:10].mean()),
@@ -71,4 +79,6 @@ def evidence(f: Fused, order: NDArray[np.intp], query: QueryView, views: Sequenc
         "splade_top": splade_top,
         "agreement": agree,
         "action_fit": 0.0 if conflict else 1.0,
+        "action_supported": 1.0 if supported else 0.0,
+        "unlike_chat": 1.0 - chat_similarity,
     }

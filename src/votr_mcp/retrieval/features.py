@@ -31,12 +31,12 @@ class ToolFeatures:
             if is_identifier(t.name):
                 names.setdefault(t.name.lower(), []).append(i)
         bulk = np.array(pair_bulk([(t.server, t.name) for t in tools]), dtype=np.int8)
-        return cls(views if views is not None else [ToolView.of(t.name, t.server) for t in tools], bulk, names)
+        return cls(views if views is not None else [ToolView.of(t.name, t.server, t.description) for t in tools], bulk, names)
 
     def restack(self, tools: Sequence[Tool], rows: Sequence[int | None]) -> "ToolFeatures":
         """Features for ``tools``, where ``rows[i]`` is tool i's old position (None: a new tool).
         Views are reused; pairs and names are recomputed (a new tool may complete a pair)."""
-        fresh = iter([ToolView.of(t.name, t.server) for t, r in zip(tools, rows) if r is None])
+        fresh = iter([ToolView.of(t.name, t.server, t.description) for t, r in zip(tools, rows) if r is None])
         return ToolFeatures.of(tools, [self.views[r] if r is not None else next(fresh) for r in rows])
 
 

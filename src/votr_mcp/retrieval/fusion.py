@@ -84,17 +84,21 @@ def fuse(text: str, vec: NDArray[np.float32] | None, lexical_index: LexicalIndex
         else:
             add(t, cfg.w_dense, False)
     bm25 = np.asarray(lexical_index.bm25.scores(tokens), dtype=np.float64)
-    if cfg.bm25:
-        add(bm25, cfg.w_bm25, True)
     lexical = lexical_index.sparse.scores(text)
+    # Word-matching lists vote as strongly as the words match: a request written in the tools' own
+    # words (TF-IDF cosine near its best) keeps their full weight, a paraphrase that shares one
+    # common word ("commit", "note") with many tools barely moves the ranking.
+    trust = min(1.0, float(lexical.max(initial=0.0)) / cfg.lexical_trust) if cfg.lexical_trust > 0 else 1.0
+    if cfg.bm25:
+        add(bm25, cfg.w_bm25 * trust, True)
     if cfg.sparse:
-        add(lexical, cfg.w_sparse, True)
+        add(lexical, cfg.w_sparse * trust, True)
     learned: NDArray[np.float64] | None = None
     if sparse_query is not None and dense is not None and dense.splade is not None:
         tools = dense.splade_compact if dense.splade_compact is not None else dense.splade
         learned = np.asarray((tools @ sparse_query.T).toarray()).ravel().astype(np.float64)
         if cfg.splade:
-            add(learned, cfg.w_splade, True)
+            add(learned, cfg.w_splade * trust, True)
     for h in hints:
         add(h, cfg.w_hint, True)
     return Fused(fused, cos, server_cos, bm25, lexical.astype(np.float64), tokens, learned, models)

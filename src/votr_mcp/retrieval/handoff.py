@@ -37,6 +37,7 @@ class HandOff:
     calibration: Calibration | None
     dense: DenseIndex | None
     use_dense: bool
+    threshold: float | None = None  # the abstention score to reach in this catalog (Retriever.abstain_threshold)
 
     def hits(self, ranking: Ranking, limit: int, p: NDArray[np.float64] | None, threshold: float | None,
              need: int | None) -> list[Hit]:
@@ -75,8 +76,9 @@ class HandOff:
                    else "no calibration; fixed k")
             return min(k, max_results or k, len(ranking.order)), None, why
         score = cal.abstain_score(ranking.evidence)
-        if score < cal.abstain_threshold:
-            return 0, p, abstain_reason(score, cal.abstain_threshold, abstain_features(ranking.evidence),
+        threshold = cal.abstain_threshold if self.threshold is None else self.threshold
+        if score < threshold:
+            return 0, p, abstain_reason(score, threshold, abstain_features(ranking.evidence),
                                         [self.call_names[self.catalog[int(i)].key] for i in ranking.order[:3]])
         k = choose_k(p, cal.set_threshold) if cfg.adaptive_k else cfg.default_k
         return min(k, max_results or k, len(ranking.order)), p, f"adaptive k at {cal.coverage:.0%} coverage" if cfg.adaptive_k else "fixed k"
@@ -147,4 +149,4 @@ class HandOff:
         reason = f"{len(needs)} needs; " + ("no need has a fitting tool" if abstained else "tools grouped by need")
         tier = hits[0].tier if hits else "none"
         return SearchResult(query, tuple(hits), tuple(ranked), len(hits), tier, abstained, reason, self.use_dense,
-                            tuple(groups), merged.cosines, relative(merged), merged.lexical)
+                            tuple(groups), merged.cosines, relative(merged), merged.lexical, whole.evidence)

@@ -6,7 +6,7 @@ import re
 
 from votr_mcp.index.tokenize import stem, words_of
 
-__all__ = ["ACTIONS", "ACTION_OF", "is_identifier", "named_tools", "pair_bulk", "query_bulk", "lead_clause", "split_needs",
+__all__ = ["ACTIONS", "ACTION_OF", "action_word", "request_action", "text_actions", "is_identifier", "named_tools", "pair_bulk", "query_bulk", "lead_clause", "split_needs",
            "words_of"]
 
 _BULK_TOOL = frozenset({"all", "batch", "bulk", "many", "multiple", "multi"})
@@ -31,6 +31,55 @@ ACTIONS: dict[str, tuple[str, ...]] = {
             "calculate", "evaluate"),
 }
 ACTION_OF = {verb: action for action, verbs in ACTIONS.items() for verb in verbs}
+
+# Verbs people use for an action that names no class above ("push", "merge", "stash"): the verb is
+# its own action, supported only by a tool whose name or description says it.
+OTHER_VERBS = frozenset({"push", "pull", "merge", "rebase", "stash", "clone", "tag", "commit", "checkout", "switch",
+                         "print", "zip", "unzip", "compress", "extract", "encrypt", "decrypt", "copy", "duplicate",
+                         "undo", "revert", "restore", "backup", "sync", "play", "pause", "buy", "pay", "order",
+                         "sign", "log", "install", "uninstall", "chmod", "mount", "reboot", "shutdown", "kill",
+                         "alarm", "remind", "wake", "fork", "star", "like", "follow", "subscribe", "stage",
+                         "open", "navigate", "visit", "click", "type", "fill", "capture", "screenshot", "sort",
+                         "compare", "jot", "note", "grab", "tell", "show", "give", "let", "help"})
+_SYNONYMS = {"wipe": "delete", "forget": "delete", "erase": "delete", "rm": "delete", "jot": "create", "note": "create",
+             "grab": "read", "tell": "read", "give": "read", "open": "read", "visit": "read", "navigate": "read",
+             "duplicate": "copy"}
+_FILLER = frozenset({"please", "can", "could", "would", "will", "you", "i", "want", "need", "to", "like", "me", "us",
+                     "just", "quickly", "now", "also", "hey", "hi", "ok", "okay", "so", "then", "and", "let", "lets",
+                     "help", "try", "trying", "m", "d", "be", "able", "go", "ahead", "the", "a", "first"})
+
+
+# Verbs too specific for their class: "merge a branch" is not served by a tool that updates.
+_LITERAL = frozenset({"merge", "push", "pull", "rebase", "stash", "clone", "tag", "copy", "zip", "print", "undo",
+                      "revert", "play", "order", "pay", "buy"})
+
+
+def action_word(word: str) -> str | None:
+    """The action a verb asks for: the verb itself when it is specific (merge, push, stash) or names
+    no class, else its class in ACTIONS (or its synonym's); None for words that are no action."""
+    word = _SYNONYMS.get(word, word)
+    if word in _LITERAL:
+        return word
+    if word in ACTION_OF:
+        return ACTION_OF[word]
+    return word if word in OTHER_VERBS else None
+
+
+def request_action(text: str) -> str | None:
+    """The action of the request's leading verb ("please delete the file" -> "delete", "push my
+    commits" -> "push"), when the request starts with one after polite filler; else None."""
+    for word in words_of(text)[:6]:
+        if word in _FILLER:
+            continue
+        return action_word(word)
+    return None
+
+
+def text_actions(name: str, description: str) -> frozenset[str]:
+    """The actions a tool's name and the first sentence of its description say it performs."""
+    first = description.strip().split(". ")[0][:200]
+    words = words_of(name) + words_of(first)
+    return frozenset(a for a in (action_word(w) or action_word(stem(w)) for w in words) if a is not None)
 
 
 # How people ask for many at once: a quantifier, a demonstrative plural, "in one go", a count of a

@@ -35,6 +35,7 @@ from votr_mcp.retrieval.formulas import dice, near_best
 from votr_mcp.retrieval.fusion import Fused, fuse, fused_head, whole_vector
 from votr_mcp.retrieval.handoff import HandOff
 from votr_mcp.retrieval.merge import merge_task
+from votr_mcp.retrieval.null_model import null_requests, null_threshold
 from votr_mcp.retrieval.query_adapter import Adapts, shipped_adapter
 from votr_mcp.retrieval.rerank import GROUPS, QueryView, RerankModel, head_features, shipped_rerank
 from votr_mcp.retrieval.intent import lead_clause, named_tools, query_bulk, split_needs
@@ -43,6 +44,8 @@ from votr_mcp.retrieval.result import SearchResult
 __all__ = ["Retriever", "Exclude"]
 
 log = logging.getLogger(__name__)
+
+_NULL_INDEX = {text: i for i, text in enumerate(null_requests())}
 
 Exclude = Collection[ToolKey] | NDArray[np.bool_]
 """Tools a search must not return: keys, or a boolean mask over catalog positions."""
@@ -83,6 +86,8 @@ class Retriever:
         self._server_name_tokens = [content_tokens(s) for s in servers]
         self._server_row = {s: i for i, s in enumerate(servers)}
         self._server_of = np.fromiter((self._server_row[t.server] for t in catalog), dtype=np.intp, count=len(catalog))
+        self._null: NDArray[np.float64] | None = None  # abstention scores of the null requests here
+        self._bank: NDArray[np.float32] | None = None  # the null requests' vectors (what chat reads like)
 
     # ---- construction -------------------------------------------------------------------------
 
@@ -112,6 +117,9 @@ class Retriever:
         new = object.__new__(Retriever)
         new.__dict__.update(self.__dict__)
         new.__dict__.update(changes)
+        new._null = None  # another config, calibration or embedder scores the null requests anew
+        if "embedder" in changes:
+            new._bank = None
         return new
 
     def with_catalog(self, catalog: Catalog) -> "Retriever":
@@ -262,7 +270,8 @@ class Retriever:
         allowed = self._allowed(exclude)
         hint = self._hint_scores(server_intent, tool_intent, vectors if use_dense else {})
         whole = self._rank(query, vectors.get(query) if use_dense else None, allowed, hint)
-        handoff = HandOff(self.catalog, self.call_names, cfg, self.calibration, self._dense, use_dense)
+        handoff = HandOff(self.catalog, self.call_names, cfg, self.calibration, self._dense, use_dense,
+                          self.abstain_threshold() if use_dense else None)
         if len(needs) == 1:
             return handoff.single(query, whole, max_results)
         rankings = [self._rank(n, vectors.get(n) if use_dense else None, allowed, hint, cfg.rerank_needs) for n in needs]
@@ -291,6 +300,53 @@ class Retriever:
         vectors = self.embed(texts) if self.config.dense else {}
         return [self.search(q, server_intent=s, tool_intent=u, max_results=max_results, exclude=exclude,
                             query_vectors=vectors) for q, s, u in zip(queries, si, ti)]
+
+    # ---- abstention ---------------------------------------------------------------------------
+
+    def null_evidence(self) -> list[Mapping[str, float]]:
+        """The abstention evidence of the null requests (retrieval/null_model.py) in this catalog
+        (about a second: one batch of embeddings and ~120 rankings; empty without dense)."""
+        if self._dense is None or not self.config.dense:
+            return []
+        texts = list(null_requests())
+        vectors = self.embed(texts)
+        return [self._rank(t, vectors.get(t), None, ()).evidence for t in texts]
+
+    def _chat_similarity(self, text: str, vec: NDArray[np.float32] | None) -> float:
+        """The best cosine of a request with the null requests (itself left out when it is one)."""
+        if vec is None:
+            return 0.0
+        if self._bank is None:
+            texts = list(null_requests())
+            vectors = self.embed(texts)
+            if len(vectors) != len(texts):
+                return 0.0
+            self._bank = np.stack([vectors[t] for t in texts])
+        sims = self._bank @ vec
+        own = _NULL_INDEX.get(text)
+        if own is not None:
+            sims = sims.copy()
+            sims[own] = -1.0
+        return float(sims.max())
+
+    def null_scores(self) -> NDArray[np.float64]:
+        """The calibration's abstention scores of the null requests in this catalog, computed once."""
+        if self._null is None:
+            cal = self.calibration
+            if cal is None:
+                return np.zeros(0)
+            self._null = np.array([cal.abstain_score(e) for e in self.null_evidence()])
+        return self._null
+
+    def abstain_threshold(self) -> float | None:
+        """The abstention score a request must reach in this catalog: the calibration's quantile of
+        the null requests' scores when it has one, else its fixed threshold (None: no calibration)."""
+        cal = self.calibration
+        if cal is None:
+            return None
+        if cal.null_quantile is None:
+            return cal.abstain_threshold
+        return null_threshold(self.null_scores(), cal.null_quantile)
 
     # ---- stages -------------------------------------------------------------------------------
 
@@ -380,8 +436,8 @@ class Retriever:
         ranked_scores = scores[order][: len(ranked)]
         if len(ranked) > len(ranked_scores):  # a named tool from outside the head: it leads at the best score
             ranked_scores = np.r_[ranked_scores[:1], ranked_scores][: len(ranked)]
-        found = evidence(f, ranked, QueryView.of(text, f.tokens), self._features.views, self._splade_norms) \
-            if vec is not None else {}
+        found = evidence(f, ranked, QueryView.of(text, f.tokens), self._features.views, self._splade_norms,
+                         self._chat_similarity(text, vec)) if vec is not None else {}
         return Ranking(ranked, ranked_scores, f.cosine[ranked], f.lexical[ranked], found)
 
     def _by_request(self, text: str, ranked: NDArray[np.intp], allowed: NDArray[np.bool_] | None) -> NDArray[np.intp]:

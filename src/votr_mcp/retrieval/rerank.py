@@ -38,7 +38,7 @@ from numpy.typing import NDArray
 
 from votr_mcp.errors import RetrievalError
 from votr_mcp.index.tokenize import content_tokens
-from votr_mcp.retrieval.intent import ACTION_OF, query_bulk, words_of
+from votr_mcp.retrieval.intent import ACTION_OF, query_bulk, request_action, text_actions, words_of
 
 __all__ = [
     "FEATURES",
@@ -103,6 +103,7 @@ class QueryView:
     first_action: str | None
     actions: frozenset[str]
     bulk: int
+    verb: str | None = None  # the action of the request's leading verb (intent.request_action)
 
     @classmethod
     def of(cls, text: str, tokens: Sequence[str] | None = None) -> "QueryView":
@@ -110,7 +111,7 @@ class QueryView:
         words = words_of(text)
         actions = frozenset(a for a in (ACTION_OF.get(w) for w in words) if a is not None)
         return cls(frozenset(tokens if tokens is not None else content_tokens(text)), f" {' '.join(words)} ",
-                   action_of(words), actions, query_bulk(text))
+                   action_of(words), actions, query_bulk(text), request_action(text))
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,13 +122,15 @@ class ToolView:
     name_phrase: str
     server_tokens: frozenset[str]
     action: str | None
+    does: frozenset[str] = frozenset()  # actions its name and description's first sentence state
 
     @classmethod
-    def of(cls, name: str, server: str) -> "ToolView":
+    def of(cls, name: str, server: str, description: str = "") -> "ToolView":
         words = words_of(name)
         distinct = frozenset(t for t in content_tokens(server) if t not in _GENERIC_SERVER_WORDS and len(t) > 2)
         phrase = " ".join(words)
-        return cls(frozenset(content_tokens(name)), f" {phrase} " if len(phrase) >= 6 else "", distinct, action_of(words))
+        return cls(frozenset(content_tokens(name)), f" {phrase} " if len(phrase) >= 6 else "", distinct, action_of(words),
+                   text_actions(name, description))
 
 
 def head_features(query: QueryView, tools: Sequence[ToolView], bulk: NDArray[np.int8], *, fused: NDArray[np.float64],

@@ -1,0 +1,87 @@
+"""How people ask, on the shipped registry with the shipped models, rerank and calibration: other
+languages, singular versus bulk, exact names, near-misses and chat (retrieval/evidence.py and
+null_model.py)."""
+
+import numpy as np
+import pytest
+
+from votr_mcp.catalog import Catalog, Tool, default_registry_path, load_catalog
+from votr_mcp.index.models import default_embedder
+from votr_mcp.retrieval import RetrievalConfig, Retriever
+from votr_mcp.retrieval.fusion import fuse
+from votr_mcp.retrieval.null_model import null_requests, null_threshold
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def joint():
+    return default_embedder()
+
+
+@pytest.fixture(scope="module")
+def registry(joint):
+    return Retriever.build(load_catalog(default_registry_path()).catalog, embedder=joint)
+
+
+@pytest.mark.parametrize("query,expected", [
+    ("wie spät ist es in Tokio", "time__get_current_time"),
+    ("東京は今何時ですか", "time__get_current_time"),
+    ("¿qué hora es en Buenos Aires?", "time__get_current_time"),
+    ("run git_log on my repo", "git__git_log"),
+    ("call filesystem__directory_tree for src", "filesystem__directory_tree"),
+])
+def test_requests_in_other_languages_and_exact_names_find_their_tool(registry, query, expected):
+    result = registry.search(query)
+    assert result.ranked[0].call_name == expected, [h.call_name for h in result.ranked[:3]]
+
+
+def test_a_request_for_many_files_at_once_gets_the_bulk_tool_and_one_file_the_single_one(registry):
+    assert registry.search("read notes.txt, todo.md and plan.txt in one go").ranked[0].call_name == \
+        "filesystem__read_multiple_files"
+    assert registry.search("read notes.txt").ranked[0].call_name in {"filesystem__read_text_file", "filesystem__read_file"}
+
+
+def test_a_near_miss_is_seen_when_no_listed_tool_does_the_action_asked(registry):
+    push = registry.search("push my commits to origin").evidence
+    log = registry.search("show the last commits of my repository").evidence
+    assert push["action_supported"] == 0.0 and log["action_supported"] == 1.0
+
+
+def test_chat_reads_like_chat_in_any_language_and_a_tool_request_does_not(registry):
+    chat = registry.search("vielen Dank, das war alles").evidence
+    task = registry.search("list the tables in my sqlite database").evidence
+    assert chat["unlike_chat"] < task["unlike_chat"]
+
+
+def test_each_catalog_sets_its_own_abstention_threshold_from_the_null_requests(registry, joint):
+    assert registry.calibration is not None and registry.calibration.null_quantile is not None
+    scores = registry.null_scores()
+    assert len(scores) == len(null_requests())
+    assert registry.abstain_threshold() == pytest.approx(null_threshold(scores, registry.calibration.null_quantile))
+    tools = [Tool("weather", "get_forecast", "Weather forecast for a city for the next days."),
+             Tool("weather", "get_alerts", "Active severe weather alerts for a region."),
+             Tool("github", "create_issue", "Open a new issue in a GitHub repository.")]
+    small = Retriever.build(Catalog(tools), embedder=joint)
+    assert small.abstain_threshold() != pytest.approx(registry.abstain_threshold())
+    # The rule is the same in both: a request is refused when it scores below that share of the null requests.
+    for retriever in (small, registry):
+        refused = np.mean(retriever.null_scores() < retriever.abstain_threshold())
+        assert refused == pytest.approx(retriever.calibration.null_quantile, abs=1.5 / len(null_requests()))
+
+
+def test_null_threshold_is_the_quantile_and_no_scores_never_abstain():
+    assert null_threshold(np.array([0.0, 1.0, 2.0, 3.0, 4.0]), 0.5) == pytest.approx(2.0)
+    assert null_threshold(np.zeros(0), 0.5) == float("-inf")
+
+
+def test_word_lists_count_less_when_the_request_shares_few_words_with_any_tool(registry):
+    query = "who touched the payment code lately"
+    vec = registry.embed([query])[query]
+    lexical, dense = registry._lexical, registry._dense
+    trusting = fuse(query, vec, lexical, dense, RetrievalConfig(lexical_trust=0.0), None, ())
+    wary = fuse(query, vec, lexical, dense, RetrievalConfig(lexical_trust=0.4), None, ())
+    dense_only = fuse(query, vec, lexical, dense, RetrievalConfig(bm25=False, sparse=False, splade=False), None, ())
+    assert float(lexical.sparse.scores(query).max()) < 0.4
+    gap = lambda f: np.abs(f.fused - dense_only.fused).sum()  # noqa: E731
+    assert gap(wary) < gap(trusting)
