@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from votr_mcp.retrieval.calibration import choose_k, conformal_quantile, lower_quantile
-from votr_mcp.retrieval.formulas import dice, hierarchical, rrf, server_rrf, softmax, top_k
+from votr_mcp.retrieval.formulas import dice, rrf, server_rrf, softmax, top_k
 
 
 def test_rrf_gives_weight_over_k_plus_rank_to_listed_documents_only():
@@ -21,11 +21,6 @@ def test_server_rrf_credits_each_server_with_its_best_ranked_tool_only():
 def test_dice_is_twice_the_overlap_over_the_sizes():
     assert dice({"a", "b", "c"}, {"b", "c", "d", "e"}) == pytest.approx(2 * 2 / 7)
     assert dice(set(), set()) == 0.0
-
-
-def test_hierarchical_score_is_sigma_times_t_times_their_max_and_ignores_negatives():
-    s, t = np.array([0.5, 0.9, -0.4]), np.array([0.8, 0.3, -0.9])
-    assert hierarchical(s, t).tolist() == pytest.approx([0.5 * 0.8 * 0.8, 0.9 * 0.3 * 0.9, 0.0])
 
 
 def test_top_k_returns_the_best_indices_in_order():

@@ -1,6 +1,6 @@
 import pytest
 
-from votr_mcp.retrieval.intent import is_identifier, lead_clause, named_tools, pair_bulk, query_bulk, split_needs
+from votr_mcp.retrieval.intent import is_identifier, named_tools, pair_bulk, query_bulk, split_needs
 
 
 def test_query_bulk_reads_many_versus_one():
@@ -66,15 +66,3 @@ def test_pieces_that_name_no_action_stay_with_their_need():
     assert split_needs(single) == [single]
     assert split_needs("I am preparing a report on EV sales. First, search the web for sales figures. Then email the summary to Bob") == [
         "I am preparing a report on EV sales search the web for sales figures", "email the summary to Bob"]
-
-
-@pytest.mark.parametrize("text,clause", [
-    ('Read the contents of the file located at "/var/log/app/system.log"', "Read the contents of the file"),
-    ("Retrieve all customer records from the Hologres database where the date is after 2023", "Retrieve all customer records"),
-    # A clause needs an action and three words: the service name alone is not the lead.
-    ("On Token Metrics, fetch token data for the token with ID 'ethereum'", "On Token Metrics, fetch token data"),
-    ("list open pull requests", None),  # nothing follows the action
-    ("the weather in Rome, tomorrow", None),  # no action word
-])
-def test_lead_clause_is_the_first_clause_naming_an_action_before_details(text, clause):
-    assert lead_clause(text) == clause

@@ -84,14 +84,6 @@ def test_server_intent_hint_moves_that_servers_tool_to_the_top(retriever):
     assert plain.ranked_keys[:2] != [] and hinted.ranked_keys != plain.ranked_keys or plain.ranked_keys[0] == ("outlook", "send_mail")
 
 
-def test_overlap_expansion_adds_the_same_capability_from_another_server(retriever):
-    strict = retriever.with_config(RetrievalConfig(expansion=False, adaptive_k=False, default_k=1))
-    loose = retriever.with_config(RetrievalConfig(expansion=True, adaptive_k=False, default_k=1, expansion_cosine=0.6))
-    assert strict.search("send an email").k == 1
-    servers = {h.tool.server for h in loose.search("send an email").hits}
-    assert servers == {"gmail", "outlook"}
-
-
 def test_lexical_only_retriever_answers_before_dense_is_ready_and_upgrades(small_catalog, embedder):
     cache = MemoryEmbeddingCache()
     lexical = Retriever.build(small_catalog, cache=cache, calibration=None)
@@ -182,22 +174,3 @@ def test_a_closing_full_stop_or_question_mark_does_not_change_what_the_model_rea
     vectors = retriever.embed(["read a file.", "read a file", "read a file, then stop"])
     np.testing.assert_allclose(vectors["read a file."], vectors["read a file"], atol=1e-6)
     assert float(vectors["read a file"] @ vectors["read a file, then stop"]) < 0.999
-
-
-def test_a_requests_vector_adds_its_lead_clause_only_when_that_stage_is_on(retriever):
-    query = "read the file notes.txt from the shared folder with the project plans"
-    clause = "read the file notes.txt"
-    off = retriever.with_config(retriever.config.with_(lead_clause=False))
-    on = retriever.with_config(retriever.config.with_(lead_clause=True, w_lead_clause=0.5))
-    assert clause in on.texts_for(query) and clause not in off.texts_for(query)
-    raw = on.embed([query, clause])
-    expected = raw[query] + 0.5 * raw[clause]
-    expected /= np.linalg.norm(expected)
-    cosines = on.tool_vectors @ expected
-    np.testing.assert_allclose(on.request_vectors([query])[query], expected, atol=1e-6)  # what the adapter fit reads
-    np.testing.assert_allclose(off.request_vectors([query])[query], raw[query], atol=1e-6)
-    with_lead, without = on.search(query), off.search(query)
-    np.testing.assert_allclose(np.sort(with_lead.cosines)[::-1][:3], np.sort(cosines)[::-1][:3], atol=1e-5)
-    assert not np.allclose(np.sort(with_lead.cosines), np.sort(without.cosines))
-    short = "list open pull requests"  # no lead clause: the same vector either way
-    np.testing.assert_allclose(on.search(short).cosines, off.search(short).cosines, atol=1e-6)

@@ -6,8 +6,8 @@ from dataclasses import dataclass, fields, replace
 
 __all__ = ["RetrievalConfig", "STAGES", "naive_hybrid"]
 
-STAGES = ("dense", "multilingual", "lead_clause", "query_adapter", "bm25", "sparse", "splade", "hierarchical", "tool2vec", "rerank", "dice",
-          "intent", "exact_names", "expansion", "decompose", "adaptive_k")
+STAGES = ("dense", "multilingual", "query_adapter", "bm25", "sparse", "splade", "tool2vec", "rerank", "dice",
+          "intent", "exact_names", "decompose", "adaptive_k")
 """Stage names accepted by :meth:`RetrievalConfig.without`, in pipeline order."""
 
 
@@ -19,13 +19,6 @@ class RetrievalConfig:
     dense: bool = True
     # The dense cosine as the mean of MiniLM's and multilingual USE's (index/models.py); off: MiniLM's alone.
     multilingual: bool = True
-    # A request's dense vector as normalise(v(text) + w_lead_clause · v(its lead clause)) when details
-    # follow the action (intent.lead_clause). Off: dev top-1 with nothing refit rose (w 0.5: MCP-Zero
-    # .837 -> .851, MSC-Bench .938 -> .943, MetaTool .589 -> .588), but with the rerank and calibration
-    # refit for it, test top-1 was unchanged on MSC-Bench (.928 either way) and MCP-Zero (.826 vs
-    # .824), +.007 on MetaTool, and the second text to embed raised MSC-Bench's p50 6.9 -> 10.0 ms.
-    lead_clause: bool = False
-    w_lead_clause: float = 0.5
     # The learned query-vector correction (query_adapter.npz, fit on dev rows of the four bench sets).
     # Off: it lifts those sets' test rows (MCP-Zero top-5 .962 -> .971, MetaTool top-1 .592 -> .648)
     # but not data it never saw: the registry's held-out rows lost top-1 .673 -> .654, and fit
@@ -34,20 +27,17 @@ class RetrievalConfig:
     bm25: bool = True
     sparse: bool = True
     splade: bool = True  # the learned sparse list (SPLADE-tiny), when the embedder builds it
-    hierarchical: bool = False  # σ·t·max(σ, t) lost top-1 on every dev set (e.g. MSC L2 .883 -> .855)
     tool2vec: bool = True  # acts only on tools with example queries (none in the bench sets)
     rerank: bool = True  # the learned linear rerank of the head (rerank.json, fit on dev rows)
     dice: bool = True  # the rerank's name and server mention features
     intent: bool = True  # singular/bulk pairs ordered by the request's count, and the rerank's action/bulk features
     intent_window: int = 5  # how far down the list a pair's matching sibling is looked for
     exact_names: bool = True  # a tool named as an identifier in the request ("git_log") comes first
-    expansion: bool = False  # no effect on any set, dev or test (cosine >= 0.92 across servers is rare)
     decompose: bool = True
     adaptive_k: bool = True
 
     # Fusion over lists cut at `depth`: "gap" sums w · rescaled score; "rrf" sums w / (rrf_k + rank).
     w_dense: float = 1.0
-    w_flat_dense: float = 0.0
     w_bm25: float = 1.0
     w_sparse: float = 1.0
     w_splade: float = 1.0
@@ -67,10 +57,6 @@ class RetrievalConfig:
     # merge_server_weight 1): MSC L4 .727 -> .748, L3 .990 -> .990, ToolBench .827 -> .832,
     # MetaTool multi_step .845 -> .847; the needs' hand-offs and every single-need query unchanged.
     rerank_needs: bool = False
-
-    # Overlap expansion: add a same-capability tool of another server when its vector is this close.
-    expansion_cosine: float = 0.92
-    expansion_max: int = 2
 
     # Whole-task decomposition: weight of the whole query's list against each need's list.
     w_whole: float = 1.0
@@ -120,6 +106,6 @@ class RetrievalConfig:
 
 def naive_hybrid() -> RetrievalConfig:
     """The baseline issue 3 measures against: BM25 + TF-IDF + flat MiniLM fused by RRF, nothing after."""
-    return RetrievalConfig(multilingual=False, splade=False, exact_names=False, hierarchical=False, tool2vec=False, rerank=False, dice=False, intent=False, expansion=False,
-                           decompose=False, adaptive_k=False, query_adapter=False, lead_clause=False, fusion="rrf",
-                           rrf_k=60, depth=50, w_sparse=0.35)
+    return RetrievalConfig(multilingual=False, splade=False, exact_names=False, tool2vec=False, rerank=False, dice=False, intent=False,
+                           decompose=False, adaptive_k=False, query_adapter=False, fusion="rrf",
+                           rrf_k=60, depth=50, w_sparse=0.35, lexical_trust=0.0)

@@ -7,7 +7,7 @@ from collections.abc import Collection
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["top_k", "rrf", "server_rrf", "dice", "hierarchical", "softmax", "gap_normalised", "near_best"]
+__all__ = ["top_k", "rrf", "server_rrf", "dice", "softmax", "gap_normalised", "near_best"]
 
 
 def top_k(scores: NDArray[np.floating], k: int) -> NDArray[np.intp]:
@@ -45,14 +45,6 @@ def dice(a: Collection[str], b: Collection[str]) -> float:
     if not sa and not sb:
         return 0.0
     return 2.0 * len(sa & sb) / (len(sa) + len(sb))
-
-
-def hierarchical(server_score: NDArray[np.floating], tool_score: NDArray[np.floating]) -> NDArray[np.float64]:
-    """VOTR's server→tool score τ = σ·t·max(σ, t), with σ and t clipped at 0 so that two
-    negative cosines cannot multiply into a high score."""
-    s = np.clip(np.asarray(server_score, dtype=np.float64), 0.0, None)
-    t = np.clip(np.asarray(tool_score, dtype=np.float64), 0.0, None)
-    return s * t * np.maximum(s, t)
 
 
 def softmax(x: NDArray[np.floating], temperature: float) -> NDArray[np.float64]:

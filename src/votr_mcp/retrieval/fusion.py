@@ -1,6 +1,6 @@
 """Fusion: every list's scores over all tools for one query text, and their weighted sum.
 
-Dense cosine (flat or hierarchical server→tool), BM25, TF-IDF and any hint lists are each cut at
+Dense cosine, BM25, TF-IDF, SPLADE and any hint lists are each cut at
 ``depth`` with argpartition; by default each list's top scores are rescaled to (0, 1] and summed
 with weights (weighted RRF is the alternative). The lists the learned rerank reads ride along,
 so nothing is scored twice.
@@ -20,7 +20,7 @@ from votr_mcp.index.catalog_index import DenseIndex, LexicalIndex
 from votr_mcp.index.dense import l2_normalise
 from votr_mcp.index.tokenize import tokenize
 from votr_mcp.retrieval.config import RetrievalConfig
-from votr_mcp.retrieval.formulas import gap_normalised, hierarchical, rrf, top_k
+from votr_mcp.retrieval.formulas import gap_normalised, rrf, top_k
 
 __all__ = ["Fused", "fuse", "fused_head", "whole_vector"]
 
@@ -78,11 +78,7 @@ def fuse(text: str, vec: NDArray[np.float32] | None, lexical_index: LexicalIndex
         t = matrix @ vec
         cos = t.astype(np.float64)
         server_cos = np.maximum(descriptions @ vec, summaries @ vec).astype(np.float64)
-        if cfg.hierarchical:
-            add(hierarchical(server_cos[dense.server_of], t), cfg.w_dense, False)
-            add(t, cfg.w_flat_dense, False)
-        else:
-            add(t, cfg.w_dense, False)
+        add(t, cfg.w_dense, False)
     bm25 = np.asarray(lexical_index.bm25.scores(tokens), dtype=np.float64)
     lexical = lexical_index.sparse.scores(text)
     # Word-matching lists vote as strongly as the words match: a request written in the tools' own

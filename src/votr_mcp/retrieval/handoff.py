@@ -1,5 +1,5 @@
-"""From ranked lists to what a search hands off: adaptive k or abstention, tiers, overlap expansion,
-and a whole task's tools grouped by need.
+"""From ranked lists to what a search hands off: adaptive k or abstention, tiers, and a whole task's
+tools grouped by need.
 
 A :class:`HandOff` holds what one search decides with (catalog, call names, config, calibration,
 the dense index when ready); the Retriever makes one per search, so a retriever copied with
@@ -83,29 +83,11 @@ class HandOff:
         k = choose_k(p, cal.set_threshold) if cfg.adaptive_k else cfg.default_k
         return min(k, max_results or k, len(ranking.order)), p, f"adaptive k at {cal.coverage:.0%} coverage" if cfg.adaptive_k else "fixed k"
 
-    def expand(self, ranked: list[Hit], k: int) -> list[Hit]:
-        """The first k ranked hits, plus same-capability tools of other servers further down the list
-        (overlap expansion), each marked medium."""
-        hits = ranked[:k]
-        if not self.config.expansion or self.dense is None or not hits:
-            return hits
-        d, cfg = self.dense, self.config
-        chosen = [self.catalog.position(h.key) for h in hits]
-        servers = {h.tool.server for h in hits}
-        extra: list[Hit] = []
-        for hit in ranked:
-            i = self.catalog.position(hit.key)
-            if len(extra) >= cfg.expansion_max or i in chosen:
-                continue
-            if float((d.tools[chosen] @ d.tools[i]).max()) >= cfg.expansion_cosine and hit.tool.server not in servers:
-                extra.append(replace(hit, tier="medium"))
-        return hits + extra
-
     def parts(self, ranking: Ranking, max_results: int | None, need: int | None) -> tuple[list[Hit], list[Hit], str]:
         """(handed-off hits, the whole ranked list as hits, reason) of one ranked list."""
         k, p, reason = self.decide(ranking, max_results)
         ranked = self.ranked(ranking, p, need)
-        hits = self.expand(ranked, k) if k else []
+        hits = ranked[:k]
         if max_results is not None:
             hits = hits[:max_results]
         return hits, ranked, reason
@@ -143,7 +125,7 @@ class HandOff:
                     hits.append(h)
         if max_results is not None:
             hits = hits[:max_results]
-        # The merged list is only ranked, never handed off: no k, abstention or expansion to decide.
+        # The merged list is only ranked, never handed off: no k or abstention to decide.
         ranked = self.ranked(merged, self.confidences(merged) if len(merged.order) else None, None)
         abstained = not hits
         reason = f"{len(needs)} needs; " + ("no need has a fitting tool" if abstained else "tools grouped by need")

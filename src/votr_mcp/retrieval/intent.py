@@ -1,4 +1,5 @@
-"""Query-side rules: singular versus bulk intent, a request's lead clause, and splitting a whole task into its needs."""
+"""Query-side rules: singular versus bulk intent, the request's action, exact tool names, and splitting a whole
+task into its needs."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import re
 
 from votr_mcp.index.tokenize import stem, words_of
 
-__all__ = ["ACTIONS", "ACTION_OF", "action_word", "request_action", "text_actions", "is_identifier", "named_tools", "pair_bulk", "query_bulk", "lead_clause", "split_needs",
+__all__ = ["ACTIONS", "ACTION_OF", "action_word", "request_action", "text_actions", "is_identifier", "named_tools", "pair_bulk", "query_bulk", "split_needs",
            "words_of"]
 
 _BULK_TOOL = frozenset({"all", "batch", "bulk", "many", "multiple", "multi"})
@@ -238,25 +239,3 @@ def split_needs(query: str, max_needs: int = 5) -> list[str]:
     if len(needs) > max_needs:
         needs = needs[: max_needs - 1] + [" ".join(needs[max_needs - 1 :])]
     return needs or [query]
-
-
-# Where a request's lead clause ends: a comma, colon or semicolon, or a word that starts its details.
-_CLAUSE_END = re.compile(r"[,;:]|\s(?:with|using|via|from|located|where|which|that|whose|including|by|based on|so that|"
-                         r"in order to|for)\b", re.IGNORECASE)
-
-
-def lead_clause(text: str) -> str | None:
-    """The request's first clause that names an action, when details follow it; None otherwise.
-
-    "Read the contents of the file located at /var/log/app/system.log" leads with "Read the contents
-    of the file": the action and its object, before paths, IDs, filters and purposes that the model
-    otherwise weighs as much. With ``RetrievalConfig.lead_clause`` on (off by default: no gain on
-    test rows), the search adds this clause's vector to the whole text's. A clause needs three words
-    and an action (:data:`ACTIONS`), so "On Token Metrics, fetch ..." leads with "On Token Metrics,
-    fetch detailed token data", not the service name alone.
-    """
-    for end in _CLAUSE_END.finditer(text):
-        clause = text[: end.start()].strip()
-        if len(clause.split()) >= _MIN_WORDS and any(w in ACTION_OF for w in words_of(clause)):
-            return clause
-    return None

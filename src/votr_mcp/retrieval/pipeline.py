@@ -38,7 +38,7 @@ from votr_mcp.retrieval.merge import merge_task
 from votr_mcp.retrieval.null_model import null_requests, null_threshold
 from votr_mcp.retrieval.query_adapter import Adapts, shipped_adapter
 from votr_mcp.retrieval.rerank import GROUPS, QueryView, RerankModel, head_features, shipped_rerank
-from votr_mcp.retrieval.intent import lead_clause, named_tools, query_bulk, split_needs
+from votr_mcp.retrieval.intent import named_tools, query_bulk, split_needs
 from votr_mcp.retrieval.result import SearchResult
 
 __all__ = ["Retriever", "Exclude"]
@@ -56,12 +56,9 @@ def _requests(query: str, needs: Sequence[str]) -> list[str]:
     return list(needs) if len(needs) > 1 else [query]
 
 
-def _texts(query: str, needs: Sequence[str], server_intent: str | None = None, tool_intent: str | None = None,
-           lead: bool = False) -> list[str]:
-    """The texts a search embeds: its requests (:func:`_requests`), their lead clauses when ``lead``, then any hints."""
-    requests = _requests(query, needs)
-    leads = [c for t in requests if (c := lead_clause(t)) is not None] if lead else []
-    return requests + leads + [t for t in (server_intent, tool_intent) if t]
+def _texts(query: str, needs: Sequence[str], server_intent: str | None = None, tool_intent: str | None = None) -> list[str]:
+    """The texts a search embeds: its requests (:func:`_requests`), then any hints."""
+    return _requests(query, needs) + [t for t in (server_intent, tool_intent) if t]
 
 
 class Retriever:
@@ -215,9 +212,8 @@ class Retriever:
 
     def texts_for(self, query: str, server_intent: str | None = None, tool_intent: str | None = None) -> list[str]:
         """Every text :meth:`search` embeds for this query, so a caller can embed many queries at once:
-        the query, or its needs when it names several (the whole query's vector is then their mean),
-        and their lead clauses when that stage is on."""
-        return _texts(query, self.needs_of(query), server_intent, tool_intent, self.config.lead_clause)
+        the query, or its needs when it names several (the whole query's vector is then their mean)."""
+        return _texts(query, self.needs_of(query), server_intent, tool_intent)
 
     def embed(self, texts: Sequence[str], cache: EmbeddingCache | None = None) -> dict[str, NDArray[np.float32]]:
         """Query vectors keyed by text, in one encode call (empty when dense is not ready). The model
@@ -231,25 +227,8 @@ class Retriever:
 
     def request_vectors(self, texts: Sequence[str],
                         cache: EmbeddingCache | None = None) -> dict[str, NDArray[np.float32]]:
-        """Each text's dense vector as a one-need search scores it (before any query adapter): its
-        embedding, with its lead clause's added when that stage is on."""
-        vectors = self.embed([t for text in texts for t in _texts(text, [text], lead=self.config.lead_clause)], cache)
-        vectors.update(self._with_lead_clauses(texts, vectors))
-        return {t: vectors[t] for t in texts if t in vectors}
-
-    def _with_lead_clauses(self, texts: Sequence[str],
-                           vectors: Mapping[str, NDArray[np.float32]]) -> dict[str, NDArray[np.float32]]:
-        """normalise(v(text) + w · v(lead clause)) for each of ``texts`` that has a lead clause in
-        ``vectors`` (``RetrievalConfig.lead_clause``; empty when that stage is off)."""
-        if not self.config.lead_clause:
-            return {}
-        out: dict[str, NDArray[np.float32]] = {}
-        for text in texts:
-            clause = lead_clause(text)
-            if clause is not None and text in vectors and clause in vectors:
-                v = vectors[text] + self.config.w_lead_clause * vectors[clause]
-                out[text] = (v / np.linalg.norm(v)).astype(np.float32)
-        return out
+        """Each text's dense vector as a one-need search scores it (before any query adapter)."""
+        return self.embed(texts, cache)
 
     # ---- search -------------------------------------------------------------------------------
 
@@ -265,7 +244,7 @@ class Retriever:
         cfg = self.config
         use_dense = cfg.dense and self._dense is not None
         needs = self.needs_of(query)
-        texts = _texts(query, needs, server_intent, tool_intent, cfg.lead_clause)
+        texts = _texts(query, needs, server_intent, tool_intent)
         vectors = self._vectors(query, needs, texts, query_vectors, use_dense)
         allowed = self._allowed(exclude)
         hint = self._hint_scores(server_intent, tool_intent, vectors if use_dense else {})
@@ -280,26 +259,13 @@ class Retriever:
 
     def _vectors(self, query: str, needs: Sequence[str], texts: Sequence[str],
                  given: Mapping[str, NDArray[np.float32]] | None, use_dense: bool) -> dict[str, NDArray[np.float32]]:
-        """Vectors by text for one search: ``given`` plus what is missing, each request's with its lead
-        clause added, and the whole task's mean."""
+        """Vectors by text for one search: ``given`` plus what is missing, and the whole task's mean."""
         vectors: dict[str, NDArray[np.float32]] = dict(given or {})
         if use_dense:
             vectors.update(self.embed([t for t in texts if t not in vectors]))
-            vectors.update(self._with_lead_clauses(_requests(query, needs), vectors))
             if len(needs) > 1 and all(n in vectors for n in needs):
                 vectors[query] = whole_vector(needs, vectors)
         return vectors
-
-    def search_batch(self, queries: Sequence[str], *, server_intents: Sequence[str | None] | None = None,
-                     tool_intents: Sequence[str | None] | None = None, max_results: int | None = None,
-                     exclude: Exclude = ()) -> list[SearchResult]:
-        """Search many queries, embedding all their texts in one batch (for evaluation runs)."""
-        si = list(server_intents) if server_intents is not None else [None] * len(queries)
-        ti = list(tool_intents) if tool_intents is not None else [None] * len(queries)
-        texts = [t for q, s, u in zip(queries, si, ti) for t in self.texts_for(q, s, u)]
-        vectors = self.embed(texts) if self.config.dense else {}
-        return [self.search(q, server_intent=s, tool_intent=u, max_results=max_results, exclude=exclude,
-                            query_vectors=vectors) for q, s, u in zip(queries, si, ti)]
 
     # ---- abstention ---------------------------------------------------------------------------
 
@@ -471,8 +437,9 @@ class Retriever:
         material :func:`votr_mcp.retrieval.rerank.fit_rerank` learns from."""
         use_dense = self.config.dense and self._dense is not None
         needs = self.needs_of(query)
-        vectors = self._vectors(query, needs, _texts(query, needs, lead=self.config.lead_clause), query_vectors, use_dense)
-        f = fuse(query, self._adapted(query, vectors.get(query)) if use_dense else None, self._lexical, self._dense,
-                 self.config, None, ())
+        vectors = self._vectors(query, needs, _texts(query, needs), query_vectors, use_dense)
+        vec = self._adapted(query, vectors.get(query)) if use_dense else None
+        f = fuse(query, vec, self._lexical, self._dense, self.config, None, (),
+                 self._sparse_query(query) if vec is not None else None)
         head = fused_head(f, size or self.config.rerank_head)
         return [self.catalog[int(i)].key for i in head], self._head_features(query, f, head)
