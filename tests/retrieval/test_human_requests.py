@@ -85,3 +85,15 @@ def test_word_lists_count_less_when_the_request_shares_few_words_with_any_tool(r
     assert float(lexical.sparse.scores(query).max()) < 0.4
     gap = lambda f: np.abs(f.fused - dense_only.fused).sum()  # noqa: E731
     assert gap(wary) < gap(trusting)
+
+
+def test_a_harvested_tool_equal_to_a_registry_tool_borrows_its_examples_without_changing(registry):
+    from votr_mcp.catalog import content_hash
+    from votr_mcp.index.known_examples import examples_of
+
+    shipped = next(t for t in registry.catalog if t.name == "git_log")
+    harvested = Tool("my-git", "git_log", shipped.description, dict(shipped.input_schema))
+    assert harvested.examples == () and examples_of(harvested) == shipped.examples
+    assert content_hash(harvested) == content_hash(Tool("my-git", "git_log", shipped.description, dict(shipped.input_schema)))
+    other = Tool("my-git", "git_log", "Shows something else entirely")
+    assert examples_of(other) == ()

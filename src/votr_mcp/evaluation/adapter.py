@@ -20,6 +20,7 @@ from votr_mcp.catalog.models import ToolKey
 from votr_mcp.evaluation.data import catalog_of
 from votr_mcp.evaluation.harness import Returned, Unit
 from votr_mcp.index.dense import EmbeddingCache, FileEmbeddingCache, MemoryEmbeddingCache
+from votr_mcp.index.known_examples import examples_of
 from votr_mcp.index.models import default_embedder
 from votr_mcp.retrieval import STAGES, Calibration, RetrievalConfig, Retriever, naive_hybrid
 from votr_mcp.retrieval.query_adapter import QueryAdapter
@@ -55,7 +56,7 @@ def inert_stages(retriever: Retriever) -> dict[str, str]:
     Switching them off would only repeat the full pipeline's figures at the cost of a whole pass.
     """
     inert: dict[str, str] = {}
-    if not any(tool.examples for tool in retriever.catalog):
+    if not any(examples_of(tool) for tool in retriever.catalog):
         inert["tool2vec"] = "no tool in this catalog has example queries"
     if retriever.adapter is None:
         inert["query_adapter"] = "no query adapter shipped"

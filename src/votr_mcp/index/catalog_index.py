@@ -17,6 +17,7 @@ from scipy import sparse as sp
 from votr_mcp.catalog.models import Catalog
 from votr_mcp.index.bm25 import BM25Index
 from votr_mcp.index.dense import Embedder, EmbeddingCache, JointEmbedder, SparseEncoder, embed_cached, l2_normalise
+from votr_mcp.index.known_examples import examples_of
 from votr_mcp.index.sparse import SparseIndex
 from votr_mcp.index.splade import DOC_TERMS, DOC_TOKENS, pack, unpack_rows
 from votr_mcp.index.text import server_texts, tool_dense_text, tool_lexical_text, tool_splade_text
@@ -75,7 +76,7 @@ def dense_texts(catalog: Catalog) -> list[str]:
     then example queries (Tool2Vec). A store can pre-embed exactly these."""
     pairs = [server_texts(s) for s in catalog.servers.values()]
     return ([tool_dense_text(t) for t in catalog] + [p[0] for p in pairs] + [p[1] for p in pairs]
-            + [e for t in catalog for e in t.examples])
+            + [e for t in catalog for e in examples_of(t)])
 
 
 def build_dense(catalog: Catalog, embedder: Embedder, cache: EmbeddingCache | None) -> DenseIndex:
@@ -93,9 +94,10 @@ def build_dense(catalog: Catalog, embedder: Embedder, cache: EmbeddingCache | No
         t2v = tools.copy()
         offset = n + 2 * m
         for i, tool in enumerate(catalog):
-            if tool.examples:
-                examples = vectors[offset : offset + len(tool.examples)]
-                offset += len(tool.examples)
+            own = examples_of(tool)
+            if own:
+                examples = vectors[offset : offset + len(own)]
+                offset += len(own)
                 t2v[i] = l2_normalise(tools[i] + examples.mean(axis=0))
     return DenseIndex(
         model_id=embedder.model_id,
@@ -155,7 +157,7 @@ def restack_dense(old: DenseIndex, catalog: Catalog, rows: Rows, embedder: Embed
     fresh = [t for t, r in zip(catalog, rows) if r is None]
     servers = list(catalog.servers.values())
     pairs = [server_texts(s) for s in servers]
-    example_texts = [e for t in fresh for e in t.examples]
+    example_texts = [e for t in fresh for e in examples_of(t)]
     texts = [tool_dense_text(t) for t in fresh] + [p[0] for p in pairs] + [p[1] for p in pairs] + example_texts
     vectors = embed_cached(embedder, texts, cache) if texts else np.zeros((0, old.tools.shape[1]), dtype=np.float32)
     keep = np.array([r if r is not None else -1 for r in rows], dtype=np.intp)
@@ -166,9 +168,10 @@ def restack_dense(old: DenseIndex, catalog: Catalog, rows: Rows, embedder: Embed
     t2v[new_rows] = vectors[: len(fresh)]
     offset = len(fresh) + 2 * len(servers)
     for row, tool in zip(new_rows, fresh):
-        if tool.examples:
-            t2v[row] = l2_normalise(tools[row] + vectors[offset : offset + len(tool.examples)].mean(axis=0))
-            offset += len(tool.examples)
+        own = examples_of(tool)
+        if own:
+            t2v[row] = l2_normalise(tools[row] + vectors[offset : offset + len(own)].mean(axis=0))
+            offset += len(own)
     m = len(servers)
     server_row = {s.name: i for i, s in enumerate(servers)}
     splade = old.splade

@@ -102,15 +102,18 @@ def dense_texts(catalog: Catalog) -> tuple[list[str], list[str]]:
     """(tool texts, server texts) the dense stage embeds for ``catalog``, without repeats.
 
     Exactly the texts of the retriever's dense stage (``votr_mcp.index.dense_texts``: tools,
-    server descriptions, server summaries, then example queries), so a retriever built over
-    the store's vectors finds every one of them cached.
+    server descriptions, server summaries, then example queries), plus the null requests its
+    abstention compares a catalog with (``votr_mcp.retrieval.null_model``), so a retriever built
+    over the store's vectors finds every one of them cached.
     """
     from votr_mcp.index import dense_texts as retrieval_dense_texts
+    from votr_mcp.index.text import query_dense_text
+    from votr_mcp.retrieval.null_model import null_requests
 
     texts = retrieval_dense_texts(catalog)
     n, m = len(catalog), len(catalog.servers)
     tools = list(dict.fromkeys([*texts[:n], *texts[n + 2 * m:]]))
-    servers = list(dict.fromkeys(texts[n:n + 2 * m]))
+    servers = list(dict.fromkeys([*texts[n:n + 2 * m], *(query_dense_text(t) for t in null_requests())]))
     return tools, servers
 
 

@@ -1,0 +1,53 @@
+"""Example requests for tools the project knows: the registry's (registry/README.md), lent to the same
+tool when it comes from a user's own server.
+
+A harvested tool carries no examples, but the reference servers a user configures list exactly the
+tools the registry captured. A tool whose name and description equal a registry tool's borrows that
+tool's examples for its vector (Tool2Vec). The tool itself is not changed, so its content hash,
+and with it change control, sees only what its server sent.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Mapping
+from functools import cache
+
+from votr_mcp.catalog.models import Tool
+
+__all__ = ["examples_of", "known_examples"]
+
+log = logging.getLogger(__name__)
+
+
+@cache
+def known_examples() -> Mapping[tuple[str, str], tuple[str, ...]]:
+    """(tool name, stripped description) -> examples, from the embedded registry (empty without it)."""
+    from votr_mcp.catalog.registry import default_registry_path
+    from votr_mcp.errors import CatalogError
+
+    try:
+        folder = default_registry_path()
+    except CatalogError:
+        return {}
+    out: dict[tuple[str, str], tuple[str, ...]] = {}
+    for file in sorted(folder.glob("*.json")):
+        try:
+            tools = json.loads(file.read_text(encoding="utf-8")).get("tools", [])
+        except (OSError, ValueError, AttributeError) as exc:
+            log.warning("registry file %s unreadable for its examples (%s)", file, exc)
+            continue
+        for tool in tools:
+            examples = tool.get("examples") if isinstance(tool, dict) else None
+            if isinstance(examples, list) and isinstance(tool.get("name"), str):
+                key = (tool["name"], str(tool.get("description", "")).strip())
+                out[key] = tuple(e for e in examples if isinstance(e, str))
+    return out
+
+
+def examples_of(tool: Tool) -> tuple[str, ...]:
+    """The tool's own examples, else those of the registry tool with its name and description."""
+    if tool.examples:
+        return tool.examples
+    return known_examples().get((tool.name, tool.description.strip()), ())
