@@ -361,7 +361,7 @@ def fit(
     q_hat = conformal_quantile(scores, coverage)
     weights, abstain_threshold = _fit_abstention(results, golds, groups, false_abstain, abstain_confidence)
     null_quantile = None if not null_evidence else _fit_null_quantile(results, golds, groups, null_evidence, weights,
-                                                                     false_abstain)
+                                                                     false_abstain, abstain_confidence)
     return Calibration(
         coverage=coverage,
         temperature=temperature,
@@ -382,25 +382,24 @@ def fit(
 
 NULL_QUANTILES = tuple(round(0.05 * i, 2) for i in range(20, -1, -1))
 """Quantiles of the null requests' scores tried as thresholds, highest (most refusing) first."""
-MIN_NULL_ROWS = 30
-"""A set bounds the null quantile only with at least this many answerable rows (fewer: one refusal is >3%)."""
-
-
 def _fit_null_quantile(results: Sequence[Scored], golds: Sequence[Collection[ToolKey]], groups: Sequence[str] | None,
                        null_evidence: Mapping[str, Sequence[Mapping[str, float]]], weights: dict[str, float],
-                       false_abstain: float) -> float:
+                       false_abstain: float, confidence: float) -> float:
     """The highest null quantile whose per-catalog threshold refuses at most ``false_abstain`` of
-    the answerable rows of every set (with its null evidence and enough rows), and of their pool."""
+    the answerable rows of their pool and of every set with enough rows to bound that rate at
+    ``confidence`` (the rule of the fixed threshold: fewer rows, e.g. 41, cannot tell 3% from 0%
+    and count only in the pool)."""
     names = list(groups) if groups is not None else [""] * len(results)
     scores: dict[str, list[float]] = {}
     for r, g, n in zip(results, golds, names):
         if g and len(r.ranked_keys) and n in null_evidence:
             scores.setdefault(n, []).append(abstain_score(abstain_features(r.evidence), weights))
     nulls = {n: np.array([abstain_score(abstain_features(e), weights) for e in ev]) for n, ev in null_evidence.items()}
+    binds = {n: math.isfinite(lower_quantile(np.array(s), false_abstain, confidence)) for n, s in scores.items()}
     for q in NULL_QUANTILES:
         refused = {n: int((np.array(s) < np.quantile(nulls[n], q)).sum()) for n, s in scores.items() if len(nulls[n])}
         pooled = sum(refused.values()) / max(1, sum(len(scores[n]) for n in refused))
-        per_set = all(refused[n] <= false_abstain * len(scores[n]) for n in refused if len(scores[n]) >= MIN_NULL_ROWS)
+        per_set = all(refused[n] <= false_abstain * len(scores[n]) for n in refused if binds[n])
         if per_set and pooled <= false_abstain:
             return q
     return 0.0

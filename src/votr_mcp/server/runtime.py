@@ -66,7 +66,17 @@ def build_searcher(catalog: Catalog, *, embedder: Any = None, cache: Any = None)
         return EmptySearcher(embedder, cache)
     from votr_mcp.retrieval.pipeline import Retriever
 
-    return Retriever.build(catalog, embedder=embedder, cache=cache)
+    return _warm(Retriever.build(catalog, embedder=embedder, cache=cache))
+
+
+def _warm(searcher: Any) -> Any:
+    """Score the null requests now (about a second, in the index's worker thread), so the first
+    search after a change does not pay for the catalog's abstention threshold."""
+    from votr_mcp.retrieval.pipeline import Retriever
+
+    if isinstance(searcher, Retriever) and searcher.dense_ready:
+        searcher.abstain_threshold()
+    return searcher
 
 
 def patch(searcher: Any, changed: Sequence[Tool], removed: Sequence[Any]) -> Searcher | None:
@@ -74,7 +84,7 @@ def patch(searcher: Any, changed: Sequence[Tool], removed: Sequence[Any]) -> Sea
     if isinstance(searcher, EmptySearcher) or not hasattr(searcher, "with_tools_changed"):
         return None
     try:
-        return searcher.with_tools_changed(changed, removed)
+        return _warm(searcher.with_tools_changed(changed, removed))
     except VotrError:  # e.g. the change would empty the catalog
         return None
 
@@ -83,7 +93,7 @@ def reindex(searcher: Any, catalog: Catalog) -> Searcher:
     """``searcher`` moved to a new catalog, keeping its embedder and cache (re-embeds only changes)."""
     if len(catalog) == 0 or isinstance(searcher, EmptySearcher):
         return build_searcher(catalog, embedder=getattr(searcher, "embedder", None), cache=getattr(searcher, "cache", None))
-    return searcher.with_catalog(catalog)
+    return _warm(searcher.with_catalog(catalog))
 
 
 def load_embedder() -> Any:
@@ -343,7 +353,7 @@ async def _load_dense(hub: Hub) -> None:
 
 
 def _with_embedder(searcher: Any, embedder: Any) -> Searcher:
-    return searcher.with_embedder(embedder)
+    return _warm(searcher.with_embedder(embedder))
 
 
 class _UpstreamsView:
