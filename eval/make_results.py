@@ -219,6 +219,12 @@ def check_adapter(bench: Path, cache: Path) -> dict[str, Any] | None:
     if not SHIPPED_ADAPTER.is_file():
         return None
     shipped = QueryAdapter.load(SHIPPED_ADAPTER)
+    from votr_mcp.index.models import default_embedder
+
+    model = default_embedder().model_id
+    if shipped.model_id != model:  # inert: it corrects another model's vectors
+        return {"source": shipped.source, "command": None, "reproduced": False, "stale_for": shipped.model_id,
+                "model": model}
     recipe = _ADAPTER_RECIPE.search(shipped.source)
     if recipe is None:
         return {"source": shipped.source, "command": None, "reproduced": False}
@@ -244,6 +250,9 @@ def adapter_text(check: dict[str, Any] | None) -> str:
             f"({check['source']}), acts only when the `query_adapter` stage is on (off by default: it helps the sets it "
             "was fit on, not the held-out registry; the ablation's `+ query_adapter` rows measure it). When it is on, "
             "the rerank and calibration fits adapt each dev text by the fit that left its fold out.")
+    if check.get("stale_for"):
+        return head + (f" It was fit for `{check['stale_for']}` vectors; search now reads `{check['model']}`, so it is "
+                       "inert (its stage changes nothing) until refit with `votr-mcp fit-adapter`.")
     if check["command"] is None:
         return head + " Its source does not name a `votr-mcp fit-adapter` recipe, so this run could not refit it."
     verdict = ("gives the same map" if check["reproduced"] else "gives a different map") + \

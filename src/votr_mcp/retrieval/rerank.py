@@ -16,8 +16,8 @@ noise with implausible signs (bulk_conflict +0.34, name_cover −0.15) that, for
 ``summarize_multiple_urls`` above ``summarize_url`` for one URL. Since 2026-11-25 the fit also reads
 our human-style dev rows (eval/queries/human-*). Held-out top-1 on halves of the dev rows
 (``votr-mcp fit-rerank ... --cv 3``, the shipped recipe), rerank against the fusion alone: human-registry
-.645 / .607, human-mcpzero .464 / .391, human-mscbench .387 / .351, MetaTool .639 / .612, ToolBench
-.867 / .867, MSC-Bench .933 / .938, MCP-Zero .806 / .833: one linear model cannot serve benchmark phrasing and human
+.647 / .580, human-mcpzero .471 / .391, human-mscbench .396 / .351, MetaTool .638 / .612, ToolBench
+.867 / .867, MSC-Bench .932 / .938, MCP-Zero .803 / .833: one linear model cannot serve benchmark phrasing and human
 phrasing alike, and it is kept for the human rows. The fit is shipped
 as ``rerank.json`` next to ``calibration.json``. Feature groups double as the pipeline's ``dice``
 (name and server mentions) and ``intent`` (action and singular/bulk agreement) stages: switching
