@@ -69,7 +69,7 @@ def fuse(text: str, vec: NDArray[np.float32] | None, lexical_index: LexicalIndex
         descriptions, summaries = dense.server_description, dense.server_summary
         if dense.slices:  # each slice holds one model's vector scaled by 1/√n: its dot product is cos/n
             # The query with every other model's slice zeroed keeps the matrix product contiguous.
-            masked = [np.where(_in_slice(len(vec), sl), vec, np.float32(0)) for sl in dense.slices]
+            masked = [_only(vec, sl) for sl in dense.slices]
             models = tuple(len(dense.slices) * (matrix @ m).astype(np.float64) for m in masked)
             if not cfg.multilingual:  # the first model (MiniLM) alone, as if it were the only one
                 first, scale = dense.slices[0], np.float32(len(dense.slices))
@@ -100,10 +100,11 @@ def fuse(text: str, vec: NDArray[np.float32] | None, lexical_index: LexicalIndex
     return Fused(fused, cos, server_cos, bm25, lexical.astype(np.float64), tokens, learned, models)
 
 
-def _in_slice(n: int, sl: slice) -> NDArray[np.bool_]:
-    mask = np.zeros(n, dtype=bool)
-    mask[sl] = True
-    return mask
+def _only(vec: NDArray[np.float32], sl: slice) -> NDArray[np.float32]:
+    """``vec`` with every entry outside ``sl`` zeroed."""
+    out = np.zeros_like(vec)
+    out[sl] = vec[sl]
+    return out
 
 
 def fused_head(f: Fused, size: int) -> NDArray[np.intp]:

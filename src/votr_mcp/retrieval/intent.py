@@ -36,12 +36,12 @@ ACTION_OF = {verb: action for action, verbs in ACTIONS.items() for verb in verbs
 # Verbs people use for an action that names no class above ("push", "merge", "stash"): the verb is
 # its own action, supported only by a tool whose name or description says it.
 OTHER_VERBS = frozenset({"push", "pull", "merge", "rebase", "stash", "clone", "tag", "commit", "checkout", "switch",
-                         "print", "zip", "unzip", "compress", "extract", "encrypt", "decrypt", "copy", "duplicate",
+                         "print", "zip", "unzip", "compress", "extract", "encrypt", "decrypt", "copy",
                          "undo", "revert", "restore", "backup", "sync", "play", "pause", "buy", "pay", "order",
                          "sign", "log", "install", "uninstall", "chmod", "mount", "reboot", "shutdown", "kill",
                          "alarm", "remind", "wake", "fork", "star", "like", "follow", "subscribe", "stage",
-                         "open", "navigate", "visit", "click", "type", "fill", "capture", "screenshot", "sort",
-                         "compare", "jot", "note", "grab", "tell", "show", "give", "let", "help"})
+                         "click", "type", "fill", "capture", "screenshot", "sort", "compare"})
+# Verbs read as another action first (_SYNONYMS, ACTIONS) are not listed above: they never reach it.
 _SYNONYMS = {"wipe": "delete", "forget": "delete", "erase": "delete", "rm": "delete", "jot": "create", "note": "create",
              "grab": "read", "tell": "read", "give": "read", "open": "read", "visit": "read", "navigate": "read",
              "duplicate": "copy"}

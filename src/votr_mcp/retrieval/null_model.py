@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["NULL_REQUESTS", "null_requests", "null_threshold"]
+__all__ = ["NULL_REQUESTS", "chat_similarity", "null_requests", "null_threshold"]
 
 NULL_REQUESTS = Path(__file__).with_name("null_requests.txt")
 
@@ -36,3 +36,19 @@ def null_threshold(scores: NDArray[np.floating], quantile: float) -> float:
     if len(scores) == 0:
         return float("-inf")
     return float(np.quantile(np.asarray(scores, dtype=np.float64), min(max(quantile, 0.0), 1.0)))
+
+
+@cache
+def _position() -> dict[str, int]:
+    return {text: i for i, text in enumerate(null_requests())}
+
+
+def chat_similarity(bank: NDArray[np.float32], text: str, vec: NDArray[np.float32]) -> float:
+    """The best cosine of a request's vector with the null requests' (rows of ``bank``, in file
+    order); a null request itself is left out, so the null scores are not flattered by a self-match."""
+    sims = bank @ vec
+    own = _position().get(text)
+    if own is not None:
+        sims = sims.copy()
+        sims[own] = -1.0
+    return float(sims.max())

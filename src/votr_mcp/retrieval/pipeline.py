@@ -30,22 +30,20 @@ from votr_mcp.index.tokenize import content_tokens, tokenize
 from votr_mcp.retrieval.calibration import Calibration, shipped_calibration
 from votr_mcp.retrieval.config import RetrievalConfig
 from votr_mcp.retrieval.evidence import evidence
-from votr_mcp.retrieval.features import Ranking, ToolFeatures
+from votr_mcp.retrieval.features import Ranking, ToolFeatures, by_request
 from votr_mcp.retrieval.formulas import dice, near_best
 from votr_mcp.retrieval.fusion import Fused, fuse, fused_head, whole_vector
 from votr_mcp.retrieval.handoff import HandOff
 from votr_mcp.retrieval.merge import merge_task
-from votr_mcp.retrieval.null_model import null_requests, null_threshold
+from votr_mcp.retrieval.null_model import chat_similarity, null_requests, null_threshold
 from votr_mcp.retrieval.query_adapter import Adapts, shipped_adapter
 from votr_mcp.retrieval.rerank import GROUPS, QueryView, RerankModel, head_features, shipped_rerank
-from votr_mcp.retrieval.intent import named_tools, query_bulk, split_needs
+from votr_mcp.retrieval.intent import split_needs
 from votr_mcp.retrieval.result import SearchResult
 
 __all__ = ["Retriever", "Exclude"]
 
 log = logging.getLogger(__name__)
-
-_NULL_INDEX = {text: i for i, text in enumerate(null_requests())}
 
 Exclude = Collection[ToolKey] | NDArray[np.bool_]
 """Tools a search must not return: keys, or a boolean mask over catalog positions."""
@@ -279,7 +277,7 @@ class Retriever:
         return [self._rank(t, vectors.get(t), None, ()).evidence for t in texts]
 
     def _chat_similarity(self, text: str, vec: NDArray[np.float32] | None) -> float:
-        """The best cosine of a request with the null requests (itself left out when it is one)."""
+        """The best cosine of a request with the null requests (:func:`chat_similarity`)."""
         if vec is None:
             return 0.0
         if self._bank is None:
@@ -288,12 +286,7 @@ class Retriever:
             if len(vectors) != len(texts):
                 return 0.0
             self._bank = np.stack([vectors[t] for t in texts])
-        sims = self._bank @ vec
-        own = _NULL_INDEX.get(text)
-        if own is not None:
-            sims = sims.copy()
-            sims[own] = -1.0
-        return float(sims.max())
+        return chat_similarity(self._bank, text, vec)
 
     def null_scores(self) -> NDArray[np.float64]:
         """The calibration's abstention scores of the null requests in this catalog, computed once."""
@@ -351,9 +344,9 @@ class Retriever:
             out.append(near_best(score))
         return out
 
-    def _head_features(self, text: str, f: Fused, head: NDArray[np.intp]) -> NDArray[np.float64]:
+    def _head_features(self, view: QueryView, f: Fused, head: NDArray[np.intp]) -> NDArray[np.float64]:
         n = len(head)
-        return head_features(QueryView.of(text, f.tokens), [self._features.views[i] for i in head], self._features.bulk[head],
+        return head_features(view, [self._features.views[i] for i in head], self._features.bulk[head],
                              fused=f.fused[head], cosine=f.cosine[head],
                              server_cosine=f.server_cosine[self._server_of[head]] if f.server_cosine is not None else np.zeros(n),
                              bm25=f.bm25[head], tfidf=f.lexical[head],
@@ -389,49 +382,23 @@ class Retriever:
         if len(head) == 0:
             return Ranking(head, np.zeros(0), np.zeros(0), np.zeros(0))
         scores = f.fused[head]
+        view = QueryView.of(text, f.tokens)  # what the rerank and the evidence read of the request
         if reranking:
             assert self.rerank is not None
-            s = self.rerank.score(self._head_features(text, f, head), off=[g for g in GROUPS if not getattr(cfg, g)])
+            s = self.rerank.score(self._head_features(view, f, head), off=[g for g in GROUPS if not getattr(cfg, g)])
             for h in hints:  # an explicit hint from the agent still outweighs what the rerank reads
                 best = float(h.max())
                 if best > 0:
                     s = s + cfg.w_hint * h[head] / best
             scores = np.exp(s - s.max())  # (0, 1], best 1: the rerank's softmax mass relative to its top
         order = np.argsort(-scores, kind="stable")[: cfg.ranked_size]
-        ranked = self._by_request(text, head[order], allowed)
+        ranked = by_request(text, head[order], self._features, self._server_of, cfg, allowed)
         ranked_scores = scores[order][: len(ranked)]
         if len(ranked) > len(ranked_scores):  # a named tool from outside the head: it leads at the best score
             ranked_scores = np.r_[ranked_scores[:1], ranked_scores][: len(ranked)]
-        found = evidence(f, ranked, QueryView.of(text, f.tokens), self._features.views, self._splade_norms,
+        found = evidence(f, ranked, view, self._features.views, self._splade_norms,
                          self._chat_similarity(text, vec)) if vec is not None else {}
         return Ranking(ranked, ranked_scores, f.cosine[ranked], f.lexical[ranked], found)
-
-    def _by_request(self, text: str, ranked: NDArray[np.intp], allowed: NDArray[np.bool_] | None) -> NDArray[np.intp]:
-        """The ranked list reordered by what the request says outright: a tool it names as an
-        identifier comes first (``exact_names``); when it asks for many at once (or for one) and a
-        tool of a singular/bulk pair leads, its sibling that matches the count goes before it
-        (``intent``). Moving a tool that does the request's leading verb to the top lost top-1 on
-        every dev set (window 3: human-registry .654 -> .636, MetaTool .650 -> .607)."""
-        cfg = self.config
-        out = [int(i) for i in ranked]
-        if cfg.exact_names:
-            named = [i for i in named_tools(text, self._features.names) if allowed is None or allowed[i]]
-            if named:
-                out = named + [i for i in out if i not in named]
-        if cfg.intent:
-            want = query_bulk(text)
-            bulk = self._features.bulk
-            if want:
-                window = out[: cfg.intent_window]
-                for a, i in enumerate(window):
-                    if bulk[i] != -want:
-                        continue
-                    sibling = next((j for j in window[a + 1:] if bulk[j] == want and self._server_of[j] == self._server_of[i]), None)
-                    if sibling is not None:
-                        out.remove(sibling)
-                        out.insert(a, sibling)
-                    break
-        return np.array(out[: max(cfg.ranked_size, len(ranked))], dtype=np.intp)
 
     def rerank_candidates(self, query: str, *, query_vectors: Mapping[str, NDArray[np.float32]] | None = None,
                           size: int | None = None) -> tuple[list[ToolKey], NDArray[np.float64]]:
@@ -444,4 +411,4 @@ class Retriever:
         f = fuse(query, vec, self._lexical, self._dense, self.config, None, (),
                  self._sparse_query(query) if vec is not None else None)
         head = fused_head(f, size or self.config.rerank_head)
-        return [self.catalog[int(i)].key for i in head], self._head_features(query, f, head)
+        return [self.catalog[int(i)].key for i in head], self._head_features(QueryView.of(query, f.tokens), f, head)
