@@ -174,3 +174,52 @@ def test_a_closing_full_stop_or_question_mark_does_not_change_what_the_model_rea
     vectors = retriever.embed(["read a file.", "read a file", "read a file, then stop"])
     np.testing.assert_allclose(vectors["read a file."], vectors["read a file"], atol=1e-6)
     assert float(vectors["read a file"] @ vectors["read a file, then stop"]) < 0.999
+
+
+def _with_examples(catalog: Catalog, examples: dict[str, tuple[str, ...]]) -> Catalog:
+    import dataclasses
+
+    return Catalog([dataclasses.replace(t, examples=examples.get(t.name, (f"use {t.name.replace('_', ' ')}",)))
+                    for t in catalog])
+
+
+def test_a_request_close_to_one_example_finds_its_tool_when_most_tools_have_examples(small_catalog, embedder):
+    # The weather tool's description says nothing about umbrellas; one of its examples does.
+    examples = {"get_forecast": ("do I need an umbrella on Saturday", "how hot will it get this afternoon",
+                                 "forecast for Lisbon"), "translate_text": ("say this in french",)}
+    catalog = _with_examples(small_catalog, examples)
+    cache = MemoryEmbeddingCache()
+    plain = Retriever.build(catalog, embedder=embedder, cache=cache, calibration=None)
+    query = "should I take an umbrella with me on Saturday"
+    # Without Tool2Vec's mean vectors, the nearest example alone carries the request to its tool.
+    nearest = plain.with_config(RetrievalConfig(tool2vec=False)).search(query)
+    neither = plain.with_config(RetrievalConfig(tool2vec=False, w_examples=0.0)).search(query)
+    assert nearest.ranked_keys[0] == ("weather", "get_forecast") != neither.ranked_keys[0]
+    # With both, the lead over the second tool widens.
+    both, mean_only = plain.search(query), plain.with_config(RetrievalConfig(w_examples=0.0)).search(query)
+    assert both.ranked_keys[0] == mean_only.ranked_keys[0] == ("weather", "get_forecast")
+    assert both.relative[1] < mean_only.relative[1]
+    # Few tools with examples (one of 13 in the small catalog): no nearest-example list, it would favour them.
+    assert Retriever.build(small_catalog, embedder=embedder, cache=cache, calibration=None)._dense.examples is None
+
+
+def test_swapped_tools_keep_the_example_requests_a_rebuild_would_have(small_catalog, embedder):
+    import dataclasses
+
+    catalog = _with_examples(small_catalog, {})
+    cache = MemoryEmbeddingCache()
+    retriever = Retriever.build(catalog, embedder=embedder, cache=cache, calibration=None)
+    old = catalog.get(("weather", "get_forecast"))
+    new = dataclasses.replace(old, description="Get the forecast.", examples=("will it snow tomorrow", "rain or sun"))
+    swapped = retriever.with_tools_changed([new], removed=[("calendar", "create_event")])
+    rebuilt = Retriever.build(swapped.catalog, embedder=embedder, cache=cache, calibration=None)
+
+    def by_tool(r: Retriever) -> dict:
+        d = r._dense
+        rows: dict = {}
+        for vector, owner in zip(d.examples, d.example_owner):
+            rows.setdefault(r.catalog[int(owner)].key, []).append(np.round(vector, 5).tobytes())
+        return {k: sorted(v) for k, v in rows.items()}
+
+    assert by_tool(swapped) == by_tool(rebuilt)
+    assert len(by_tool(swapped)[new.key]) == 2 and ("calendar", "create_event") not in by_tool(swapped)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -53,6 +54,8 @@ class DenseIndex:
     splade_norms: NDArray[np.float64] | None = None  # their lengths
     splade_columns: NDArray[np.intp] | None = None  # the vocabulary terms some tool has (a query needs no other)
     splade_compact: sp.csr_matrix | None = None  # ``splade`` over those columns only
+    examples: NDArray[np.float32] | None = None  # each example query's vector (rows of every tool's examples)
+    example_owner: NDArray[np.intp] | None = None  # the tool row each example belongs to
 
     @classmethod
     def learned_sparse(cls, splade: sp.csr_matrix | None) -> dict[str, object]:
@@ -63,6 +66,12 @@ class DenseIndex:
         return {"splade": splade, "splade_norms": np.sqrt(np.asarray(splade.multiply(splade).sum(axis=1)).ravel()),
                 "splade_columns": columns, "splade_compact": splade[:, columns].tocsr()}
 
+
+
+EXAMPLE_COVERAGE = 0.5
+"""The share of a catalog's tools that must have example requests for the nearest-example list.
+MCP-Zero lends registry examples to a few dozen of its tools: the list there moved test top-1
+.829 -> .815, by moving tools in and out of the dense list's weight rather than by the examples."""
 
 
 def build_lexical(catalog: Catalog) -> LexicalIndex:
@@ -90,6 +99,7 @@ def build_dense(catalog: Catalog, embedder: Embedder, cache: EmbeddingCache | No
     tools = vectors[:n]
     t2v = tools
     slices, splade = _joint_parts(catalog, embedder, cache)
+    owners: list[int] = []
     if example_texts:
         t2v = tools.copy()
         offset = n + 2 * m
@@ -99,6 +109,7 @@ def build_dense(catalog: Catalog, embedder: Embedder, cache: EmbeddingCache | No
                 examples = vectors[offset : offset + len(own)]
                 offset += len(own)
                 t2v[i] = l2_normalise(tools[i] + examples.mean(axis=0))
+                owners += [i] * len(own)
     return DenseIndex(
         model_id=embedder.model_id,
         tools=np.ascontiguousarray(tools),
@@ -107,8 +118,17 @@ def build_dense(catalog: Catalog, embedder: Embedder, cache: EmbeddingCache | No
         server_summary=np.ascontiguousarray(vectors[n + m : n + 2 * m]),
         server_of=np.fromiter((server_row[t.server] for t in catalog), dtype=np.intp, count=n),
         slices=slices,
+        **_example_fields(vectors[n + 2 * m :], owners, n),
         **DenseIndex.learned_sparse(splade),  # type: ignore[arg-type]
     )
+
+
+def _example_fields(vectors: NDArray[np.float32], owners: Sequence[int], n: int) -> dict[str, Any]:
+    """The example-request fields of a dense index over ``n`` tools: None unless at least
+    :data:`EXAMPLE_COVERAGE` of the tools have examples (a list only some tools can be on favours them)."""
+    if not len(owners) or len(set(owners)) < EXAMPLE_COVERAGE * n:
+        return {"examples": None, "example_owner": None}
+    return {"examples": np.ascontiguousarray(vectors[: len(owners)]), "example_owner": np.asarray(owners, dtype=np.intp)}
 
 
 def _joint_parts(catalog: Catalog, embedder: Embedder,
@@ -167,11 +187,15 @@ def restack_dense(old: DenseIndex, catalog: Catalog, rows: Rows, embedder: Embed
     tools[new_rows] = vectors[: len(fresh)]
     t2v[new_rows] = vectors[: len(fresh)]
     offset = len(fresh) + 2 * len(servers)
+    kept_vectors, kept_owners = _kept_examples(old, keep)
+    new_owners: list[int] = []
     for row, tool in zip(new_rows, fresh):
         own = examples_of(tool)
         if own:
             t2v[row] = l2_normalise(tools[row] + vectors[offset : offset + len(own)].mean(axis=0))
             offset += len(own)
+            new_owners += [int(row)] * len(own)
+    example_vectors = np.concatenate([kept_vectors, vectors[len(fresh) + 2 * len(servers):]]).astype(np.float32)
     m = len(servers)
     server_row = {s.name: i for i, s in enumerate(servers)}
     splade = old.splade
@@ -187,5 +211,15 @@ def restack_dense(old: DenseIndex, catalog: Catalog, rows: Rows, embedder: Embed
         server_summary=np.ascontiguousarray(vectors[len(fresh) + m : len(fresh) + 2 * m]),
         server_of=np.fromiter((server_row[t.server] for t in catalog), dtype=np.intp, count=len(catalog)),
         slices=old.slices,
+        **_example_fields(example_vectors, [*kept_owners, *new_owners], len(catalog)),
         **DenseIndex.learned_sparse(splade),  # type: ignore[arg-type]
     )
+
+
+def _kept_examples(old: DenseIndex, keep: NDArray[np.intp]) -> tuple[NDArray[np.float32], list[int]]:
+    """The old index's example vectors of the tools kept, with their new rows as owners."""
+    if old.examples is None or old.example_owner is None:
+        return np.zeros((0, old.tools.shape[1]), dtype=np.float32), []
+    new_row = {int(r): i for i, r in enumerate(keep) if r >= 0}
+    take = [j for j, owner in enumerate(old.example_owner) if int(owner) in new_row]
+    return old.examples[take], [new_row[int(old.example_owner[j])] for j in take]

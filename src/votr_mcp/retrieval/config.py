@@ -41,6 +41,11 @@ class RetrievalConfig:
     w_bm25: float = 1.0
     w_sparse: float = 1.0
     w_splade: float = 1.0
+    # The nearest-example list: each tool's best cosine with its own example requests (registry tools,
+    # and harvested tools equal to one), when at least half the catalog's tools have examples
+    # (index/catalog_index.EXAMPLE_COVERAGE). Human-registry dev top-1 0 -> 1/2/3/4: .647 -> .660/.693/
+    # .700/.687; test at 3: .621 -> .719. The other sets have too few tools with examples to run it.
+    w_examples: float = 3.0
     # The word-matching lists' weights scale by min(1, best TF-IDF cosine / lexical_trust); 0 keeps them whole.
     # Dev top-1, fusion alone, 0 -> 0.4: human-registry .344 -> .578, MCP-Zero .823 -> .837, MetaTool
     # .570 -> .623, MSC-Bench .923 -> .917 (0.3: .547 / .828 / MSC .928; 0.5: .594 / .819 / .925).

@@ -36,6 +36,7 @@ class Fused(NamedTuple):
     tokens: list[str]
     splade: NDArray[np.float64] | None = None  # learned sparse dot product; None when not built
     model_cosines: tuple[NDArray[np.float64], ...] = ()  # each dense model's own cosine (joint vectors)
+    example_cosines: tuple[NDArray[np.float64], ...] = ()  # each model's best cosine with a tool's example requests
 
 
 def fuse(text: str, vec: NDArray[np.float32] | None, lexical_index: LexicalIndex, dense: DenseIndex | None,
@@ -64,21 +65,29 @@ def fuse(text: str, vec: NDArray[np.float32] | None, lexical_index: LexicalIndex
     tokens = tokenize(text)
     server_cos: NDArray[np.float64] | None = None
     models: tuple[NDArray[np.float64], ...] = ()
+    example_models: tuple[NDArray[np.float64], ...] = ()
     if vec is not None and dense is not None:
         matrix = dense.tools_t2v if cfg.tool2vec else dense.tools
-        descriptions, summaries = dense.server_description, dense.server_summary
+        descriptions, summaries, examples = dense.server_description, dense.server_summary, dense.examples
+        owner = dense.example_owner
         if dense.slices:  # each slice holds one model's vector scaled by 1/√n: its dot product is cos/n
             # The query with every other model's slice zeroed keeps the matrix product contiguous.
             masked = [_only(vec, sl) for sl in dense.slices]
             models = tuple(len(dense.slices) * (matrix @ m).astype(np.float64) for m in masked)
+            if examples is not None and owner is not None:
+                example_models = tuple(_nearest_example(len(dense.slices) * (examples @ m), owner, n) for m in masked)
             if not cfg.multilingual:  # the first model (MiniLM) alone, as if it were the only one
-                first, scale = dense.slices[0], np.float32(len(dense.slices))
-                matrix, vec = matrix[:, first] * np.sqrt(scale), vec[first] * np.sqrt(scale)
-                descriptions, summaries = descriptions[:, first] * np.sqrt(scale), summaries[:, first] * np.sqrt(scale)
+                first, scale = dense.slices[0], np.sqrt(np.float32(len(dense.slices)))
+                matrix, vec = matrix[:, first] * scale, vec[first] * scale
+                descriptions, summaries = descriptions[:, first] * scale, summaries[:, first] * scale
+                examples = examples[:, first] * scale if examples is not None else None
         t = matrix @ vec
         cos = t.astype(np.float64)
         server_cos = np.maximum(descriptions @ vec, summaries @ vec).astype(np.float64)
         add(t, cfg.w_dense, False)
+        if examples is not None and owner is not None:
+            # The nearest example request of each tool (Tool2Vec's mean blurs a tool's several uses).
+            add(_nearest_example(examples @ vec, owner, n, stand_in=cos), cfg.w_examples, True)
     bm25 = np.asarray(lexical_index.bm25.scores(tokens), dtype=np.float64)
     lexical = lexical_index.sparse.scores(text)
     # Word-matching lists vote as strongly as the words match: a request written in the tools' own
@@ -97,7 +106,21 @@ def fuse(text: str, vec: NDArray[np.float32] | None, lexical_index: LexicalIndex
             add(learned, cfg.w_splade * trust, True)
     for h in hints:
         add(h, cfg.w_hint, True)
-    return Fused(fused, cos, server_cos, bm25, lexical.astype(np.float64), tokens, learned, models)
+    return Fused(fused, cos, server_cos, bm25, lexical.astype(np.float64), tokens, learned, models, example_models)
+
+
+def _nearest_example(cosines: NDArray[np.float32], owner: NDArray[np.intp], n: int,
+                     stand_in: NDArray[np.float64] | None = None) -> NDArray[np.float64]:
+    """Each tool's best cosine over its example requests. A tool without examples scores 0, or, given
+    ``stand_in`` (its own cosine), that plus the mean gap between the others' example and own cosines."""
+    best = np.full(n, -np.inf)
+    np.maximum.at(best, owner, cosines.astype(np.float64))
+    has = np.isfinite(best)
+    if stand_in is None:
+        return np.where(has, best, 0.0)
+    if not has.all():
+        best[~has] = stand_in[~has] + float(np.mean(best[has] - stand_in[has]))
+    return best
 
 
 def _only(vec: NDArray[np.float32], sl: slice) -> NDArray[np.float32]:
