@@ -48,6 +48,18 @@ def test_a_near_miss_is_seen_when_no_listed_tool_does_the_action_asked(registry)
     assert push["action_supported"] == 0.0 and log["action_supported"] == 1.0
 
 
+def test_a_near_miss_for_another_thing_is_seen_when_the_tools_with_that_action_name_other_things(registry):
+    # The spreadsheet server deletes sheets and notes; nothing here books or deletes calendar events.
+    other = registry.search("delete the calendar event for Friday's standup").evidence
+    sheet = registry.search("delete the sheet called Drafts from budget.xlsx").evidence
+    assert other["object_supported"] == 0.0 and sheet["object_supported"] == 1.0
+
+
+def test_a_request_for_something_no_tool_does_is_refused_and_the_real_thing_is_not(registry):
+    assert registry.search("book a flight to Paris").abstained
+    assert not registry.search("show the last 3 commits of my repository").abstained
+
+
 def test_chat_reads_like_chat_in_any_language_and_a_tool_request_does_not(registry):
     chat = registry.search("vielen Dank, das war alles").evidence
     task = registry.search("list the tables in my sqlite database").evidence

@@ -1,6 +1,6 @@
 import pytest
 
-from votr_mcp.retrieval.intent import is_identifier, named_tools, pair_bulk, query_bulk, split_needs
+from votr_mcp.retrieval.intent import is_identifier, named_tools, pair_bulk, query_bulk, request_object, split_needs
 
 
 def test_query_bulk_reads_many_versus_one():
@@ -66,3 +66,14 @@ def test_pieces_that_name_no_action_stay_with_their_need():
     assert split_needs(single) == [single]
     assert split_needs("I am preparing a report on EV sales. First, search the web for sales figures. Then email the summary to Bob") == [
         "I am preparing a report on EV sales search the web for sales figures", "email the summary to Bob"]
+
+
+@pytest.mark.parametrize("text,words", [
+    ("zip the reports folder for me", {"report", "folder"}),
+    ("please delete these 40 promo messages from my Gmail", {"promo", "message"}),
+    ("book a flight to Paris", {"flight"}),
+    ("what time is it in Tokyo", set()),  # no leading verb: no object to check
+    ("push", set()),
+])
+def test_request_object_is_what_the_leading_verb_acts_on(text, words):
+    assert request_object(text) == words

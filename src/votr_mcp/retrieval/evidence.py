@@ -36,7 +36,7 @@ from votr_mcp.retrieval.rerank import QueryView, ToolView
 __all__ = ["EVIDENCE", "evidence", "no_evidence"]
 
 EVIDENCE = ("top_cosine", "mean_cosine_10", "top_minilm", "top_use", "cosine_z", "splade_top", "agreement",
-            "action_fit", "action_supported", "unlike_chat")
+            "action_fit", "action_supported", "object_supported", "unlike_chat")
 SUPPORT_DEPTH = 5  # how many of the first ranked tools may show the request's action
 
 
@@ -69,7 +69,10 @@ def evidence(f: Fused, order: NDArray[np.intp], query: QueryView, views: Sequenc
     agree = float(np.mean([int(np.argmax(c)) == first for c in channels])) if channels else 0.0
     tool = views[first]
     conflict = bool(query.actions) and tool.action is not None and tool.action not in query.actions
-    supported = query.verb is None or any(query.verb in views[int(i)].does for i in order[:SUPPORT_DEPTH])
+    head = [views[int(i)] for i in order[:SUPPORT_DEPTH]]
+    supported = query.verb is None or any(query.verb in v.does for v in head)
+    object_supported = query.verb is None or not query.objects or any(
+        query.verb in v.does and query.objects & v.words for v in head)
     return {
         "top_cosine": top,
         "mean_cosine_10": float(ranked_cos[:10].mean()),
@@ -80,5 +83,6 @@ def evidence(f: Fused, order: NDArray[np.intp], query: QueryView, views: Sequenc
         "agreement": agree,
         "action_fit": 0.0 if conflict else 1.0,
         "action_supported": 1.0 if supported else 0.0,
+        "object_supported": 1.0 if object_supported else 0.0,
         "unlike_chat": 1.0 - chat_similarity,
     }

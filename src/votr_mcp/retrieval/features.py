@@ -10,6 +10,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from votr_mcp.catalog.models import Tool
+from votr_mcp.index.text import parameter_text
 from votr_mcp.retrieval.config import RetrievalConfig
 from votr_mcp.retrieval.intent import is_identifier, named_tools, pair_bulk, query_bulk
 from votr_mcp.retrieval.rerank import ToolView
@@ -33,13 +34,17 @@ class ToolFeatures:
             if is_identifier(t.name):
                 names.setdefault(t.name.lower(), []).append(i)
         bulk = np.array(pair_bulk([(t.server, t.name) for t in tools]), dtype=np.int8)
-        return cls(views if views is not None else [ToolView.of(t.name, t.server, t.description) for t in tools], bulk, names)
+        return cls(views if views is not None else [_view(t) for t in tools], bulk, names)
 
     def restack(self, tools: Sequence[Tool], rows: Sequence[int | None]) -> "ToolFeatures":
         """Features for ``tools``, where ``rows[i]`` is tool i's old position (None: a new tool).
         Views are reused; pairs and names are recomputed (a new tool may complete a pair)."""
-        fresh = iter([ToolView.of(t.name, t.server, t.description) for t, r in zip(tools, rows) if r is None])
+        fresh = iter([_view(t) for t, r in zip(tools, rows) if r is None])
         return ToolFeatures.of(tools, [self.views[r] if r is not None else next(fresh) for r in rows])
+
+
+def _view(tool: Tool) -> ToolView:
+    return ToolView.of(tool.name, tool.server, tool.description, parameter_text(tool))
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import re
 
-from votr_mcp.index.tokenize import stem, words_of
+from votr_mcp.index.tokenize import STOPWORDS, stem, words_of
 
-__all__ = ["ACTIONS", "ACTION_OF", "action_word", "request_action", "text_actions", "is_identifier", "named_tools", "pair_bulk", "query_bulk", "split_needs",
+__all__ = ["ACTIONS", "ACTION_OF", "action_word", "request_action", "text_actions", "is_identifier", "named_tools", "pair_bulk", "query_bulk", "request_object", "split_needs",
            "words_of"]
 
 _BULK_TOOL = frozenset({"all", "batch", "bulk", "many", "multiple", "multi"})
@@ -74,6 +74,36 @@ def request_action(text: str) -> str | None:
             continue
         return action_word(word)
     return None
+
+
+# Words that end the object of a request's verb ("zip the reports folder | into ...") or belong to no object.
+_OBJECT_END = frozenset({"for", "in", "from", "to", "into", "onto", "on", "at", "with", "by", "so", "because", "and",
+                         "then", "that", "which", "before", "after", "as", "without", "about", "of", "if", "when"})
+_NOT_OBJECT = frozenset({"a", "an", "the", "my", "our", "your", "this", "these", "those", "some", "any", "all", "every",
+                         "each", "its", "their", "his", "her", "me", "us", "it", "them", "up", "down", "out", "off"})
+_OBJECT_WORDS = 3
+
+
+def request_object(text: str) -> frozenset[str]:
+    """The stemmed words of what the request's leading verb acts on ("zip the reports folder for me" ->
+    {report, folder}): up to three content words after the verb, before the first preposition. Empty
+    when the request does not lead with a verb."""
+    words = words_of(text)
+    verb_at = next((i for i, w in enumerate(words[:6]) if w not in _FILLER), None)
+    if verb_at is None or action_word(words[verb_at]) is None:
+        return frozenset()
+    out: list[str] = []
+    for word in words[verb_at + 1 : verb_at + 12]:
+        if word in _OBJECT_END:
+            if out:
+                break
+            continue
+        if word in _NOT_OBJECT or word in STOPWORDS or word.isdigit():
+            continue
+        out.append(stem(word))
+        if len(out) == _OBJECT_WORDS:
+            break
+    return frozenset(out)
 
 
 def text_actions(name: str, description: str) -> frozenset[str]:

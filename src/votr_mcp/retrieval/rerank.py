@@ -37,8 +37,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from votr_mcp.errors import RetrievalError
-from votr_mcp.index.tokenize import content_tokens
-from votr_mcp.retrieval.intent import ACTION_OF, query_bulk, request_action, text_actions, words_of
+from votr_mcp.index.tokenize import content_tokens, stem
+from votr_mcp.retrieval.intent import ACTION_OF, query_bulk, request_action, request_object, text_actions, words_of
 
 __all__ = [
     "FEATURES",
@@ -104,6 +104,7 @@ class QueryView:
     actions: frozenset[str]
     bulk: int
     verb: str | None = None  # the action of the request's leading verb (intent.request_action)
+    objects: frozenset[str] = frozenset()  # the stemmed words of what that verb acts on (intent.request_object)
 
     @classmethod
     def of(cls, text: str, tokens: Sequence[str] | None = None) -> "QueryView":
@@ -111,7 +112,7 @@ class QueryView:
         words = words_of(text)
         actions = frozenset(a for a in (ACTION_OF.get(w) for w in words) if a is not None)
         return cls(frozenset(tokens if tokens is not None else content_tokens(text)), f" {' '.join(words)} ",
-                   action_of(words), actions, query_bulk(text), request_action(text))
+                   action_of(words), actions, query_bulk(text), request_action(text), request_object(text))
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,14 +124,17 @@ class ToolView:
     server_tokens: frozenset[str]
     action: str | None
     does: frozenset[str] = frozenset()  # actions its name and description's first sentence state
+    words: frozenset[str] = frozenset()  # stemmed words of its name, description and parameters
 
     @classmethod
-    def of(cls, name: str, server: str, description: str = "") -> "ToolView":
+    def of(cls, name: str, server: str, description: str = "", parameters: str = "") -> "ToolView":
+        """``parameters``: the tool's parameter names and descriptions in words (index.text.parameter_text)."""
         words = words_of(name)
         distinct = frozenset(t for t in content_tokens(server) if t not in _GENERIC_SERVER_WORDS and len(t) > 2)
         phrase = " ".join(words)
+        said = frozenset(stem(w) for w in words_of(f"{name} {description} {parameters}"))
         return cls(frozenset(content_tokens(name)), f" {phrase} " if len(phrase) >= 6 else "", distinct, action_of(words),
-                   text_actions(name, description))
+                   text_actions(name, description), said)
 
 
 def head_features(query: QueryView, tools: Sequence[ToolView], bulk: NDArray[np.int8], *, fused: NDArray[np.float64],
