@@ -2,7 +2,7 @@
 
     python eval/reliability.py [--only NAME ...] [--out eval/RELIABILITY.md] [--deadline 300]
 
-Each module under eval/reliability/ lists checks (see eval/reliability/__init__.py); every check
+Each module under eval/reliability_checks/ lists checks (see eval/reliability_checks/__init__.py); every check
 runs with a deadline, on loopback only, and cleans up what it starts. The report gives one line
 per property: the property, the figure, whether it held, and the command.
 """
@@ -22,13 +22,13 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT.parent / "tests"))
 
-from reliability import Finding  # noqa: E402
+from reliability_checks import Finding  # noqa: E402
 
 COMMAND = "python eval/reliability.py"
 
 
 def modules() -> list[str]:
-    return sorted(m.name for m in pkgutil.iter_modules([str(ROOT / "reliability")]) if not m.name.startswith("_"))
+    return sorted(m.name for m in pkgutil.iter_modules([str(ROOT / "reliability_checks")]) if not m.name.startswith("_"))
 
 
 def run_check(check, deadline: float) -> list[Finding]:  # type: ignore[no-untyped-def]
@@ -59,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[tuple[str, Finding]] = []
     started = time.monotonic()
     for name in chosen:
-        module = importlib.import_module(f"reliability.{name}")
+        module = importlib.import_module(f"reliability_checks.{name}")
         for check in module.CHECKS:
             for finding in run_check(check, args.deadline):
                 rows.append((name, finding))
