@@ -45,14 +45,25 @@ from votr_mcp.errors import ConfigError
 __all__ = [
     "DEFAULT_TIMEOUT",
     "DEFAULT_STARTUP_TIMEOUT",
+    "MAX_NESTING",
+    "NESTING_ENV",
     "ConfigProblem",
     "Transport",
     "Trust",
     "UpstreamConfig",
     "UpstreamsConfig",
+    "launches_votr",
     "load_upstreams",
+    "nesting",
     "parse_upstreams",
 ]
+
+NESTING_ENV = "VOTR_MCP_DEPTH"
+"""Set in every stdio upstream's environment to one more than votr-mcp's own: how many votr-mcp
+processes stand above a process. A config that starts votr-mcp through a wrapper the entry check
+cannot see (a shell script, ``uv run``) would otherwise start a chain of them without end."""
+MAX_NESTING = 2
+"""A votr-mcp this deep (an upstream of an upstream of votr-mcp) starts no upstreams of its own."""
 
 Transport = Literal["stdio", "sse", "http"]
 Trust = Literal["auto", "manual"]
@@ -219,6 +230,21 @@ def parse_upstreams(document: Any, environ: Mapping[str, str] | None = None, sou
     return UpstreamsConfig(tuple(servers), tuple(problems), source)
 
 
+_VOTR_NAMES = re.compile(r"^votr[-_]mcp(?:\.exe|\.cli(?:\.__main__)?|[=@<>~].*)?$", re.IGNORECASE)
+
+
+def launches_votr(command: str, args: tuple[str, ...] = ()) -> bool:
+    """Whether a stdio entry starts votr-mcp: its command is votr-mcp, or an argument names it as a
+    program, module or package (``uvx votr-mcp``, ``python -m votr_mcp.cli``, ``pipx run votr-mcp==1.0``)."""
+    return any(_VOTR_NAMES.match(Path(part).name) for part in (command, *args) if part and not part.startswith("-"))
+
+
+def nesting(environ: Mapping[str, str] | None = None) -> int:
+    """How many votr-mcp processes started this one (0 when none did; see :data:`NESTING_ENV`)."""
+    value = (os.environ if environ is None else environ).get(NESTING_ENV, "0")
+    return int(value) if value.isdigit() else 0
+
+
 class _Bad(Exception):
     """Raised inside entry parsing: one field is wrong and the entry is skipped."""
 
@@ -249,11 +275,15 @@ def _parse_entry(name: str, raw: Any, env: Mapping[str, str], problems: list[Con
             if "url" in raw:
                 raise _Bad("url", "a stdio entry takes 'command', not 'url'; drop one, or set \"type\": \"http\"/\"sse\"")
             command = _expand(_string(raw, "command", required=True), env, "command")
+            args = tuple(_expand(a, env, f"args[{i}]") for i, a in enumerate(_strings(raw, "args")))
+            if launches_votr(command, args):
+                raise _Bad("command", "this entry starts votr-mcp itself (is --config the file that launches votr-mcp?); "
+                                      "proxying itself, it would start another votr-mcp with the same config, and so on")
             return UpstreamConfig(
                 name=name,
                 transport="stdio",
                 command=command,
-                args=tuple(_expand(a, env, f"args[{i}]") for i, a in enumerate(_strings(raw, "args"))),
+                args=args,
                 env={k: _expand(v, env, f"env.{k}") for k, v in _string_map(raw, "env").items()},
                 cwd=_expand_optional(_string(raw, "cwd"), env, "cwd"),
                 **settings,

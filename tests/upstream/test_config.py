@@ -135,3 +135,15 @@ def test_credentials_in_a_url_are_kept_out_of_logs_and_messages() -> None:
     assert server.url == "https://me:s3cret@host.example/mcp"
     assert server.display_url == "https://host.example/mcp"
     assert "s3cret" not in server.describe()
+
+
+@pytest.mark.parametrize("entry", [
+    {"command": "votr-mcp", "args": ["serve", "--config", "claude_desktop_config.json"]},
+    {"command": "/home/me/votr/.venv/bin/votr-mcp", "args": ["serve"]},
+    {"command": "uvx", "args": ["votr-mcp", "serve"]},
+    {"command": "python3", "args": ["-m", "votr_mcp.cli", "serve"]},
+])
+def test_an_entry_that_starts_votr_mcp_itself_is_skipped_saying_why(entry: dict) -> None:
+    config = parse_upstreams({"mcpServers": {"votr": entry, "time": {"command": "uvx", "args": ["mcp-server-time"]}}})
+    assert [s.name for s in config.servers] == ["time"]
+    assert str(config.errors[0]).startswith("mcpServers.votr.command: this entry starts votr-mcp itself")

@@ -48,3 +48,19 @@ def test_the_upstream_layer_imports_nothing_above_it() -> None:
     assert "votr_mcp.upstream" in loaded
     for above in ("votr_mcp.server", "votr_mcp.cli", "votr_mcp.retrieval", "votr_mcp.index", "votr_mcp.store", "votr_mcp.session"):
         assert f"'{above}" not in loaded
+
+
+async def test_an_upstream_that_never_starts_is_given_up_after_a_bounded_number_of_starts() -> None:
+    from votr_mcp.upstream import Backoff
+
+    config = parse_upstreams({"mcpServers": {"broken": {"command": "votr-no-such-server-binary"}}})
+    backoff = Backoff(initial=0.01, maximum=0.02, jitter=0.0, give_up_after=3)
+    with anyio.fail_after(10):
+        async with Upstreams(config, backoff=backoff) as upstreams:
+            await upstreams.wait_started()
+            while (status := upstreams.statuses()["broken"]).state != "failed":
+                await anyio.sleep(0.01)
+            await anyio.sleep(0.2)  # no further attempt after giving up
+            assert upstreams.statuses()["broken"].attempts == status.attempts == 3
+            with pytest.raises(UpstreamError, match="given up after 3 failed starts"):
+                await upstreams.call("broken", "anything", {})

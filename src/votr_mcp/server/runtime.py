@@ -242,12 +242,18 @@ async def _prepare_catalog(options: ServeOptions, stack: AsyncExitStack, session
 
 
 async def _prepare_upstreams(options: ServeOptions, stack: AsyncExitStack, sessions: SessionHooks, change_control: ChangeControl) -> tuple[Hub, Any]:
-    from votr_mcp.config import load_upstreams
+    from votr_mcp.config import MAX_NESTING, NESTING_ENV, UpstreamsConfig, load_upstreams, nesting
     from votr_mcp.upstream import Upstreams
 
     config = load_upstreams(options.config_path)
     for problem in config.problems:
         log.warning("config: %s", problem)
+    depth = nesting()
+    if depth >= MAX_NESTING and config.enabled:
+        log.error("this votr-mcp was started by %d others in a chain (%s=%d): it starts none of the %d upstreams of %s, "
+                  "since a config that launches votr-mcp would otherwise start it again without end",
+                  depth, NESTING_ENV, depth, len(config.enabled), options.config_path)
+        config = UpstreamsConfig((), config.problems, config.source)
     if not config.enabled:
         log.warning("%s configures no enabled upstream server; search has nothing to find", options.config_path)
     configured = {entry.name for entry in config.enabled}

@@ -131,6 +131,12 @@ class Upstream:
                 # A connection that stayed up a while was a success: start the backoff over.
                 healthy = self._ready_at is not None and time.monotonic() - self._ready_at >= self._backoff.healthy_after
                 failures = 1 if healthy else failures + 1
+                if failures >= self._backoff.give_up_after:
+                    logger.error("upstream '%s': %s; given up after %d failed starts in a row (fix the entry and restart votr-mcp)",
+                                 self.name, reason, failures)
+                    await self._set_state("failed", reason)
+                    self._started.set()
+                    await anyio.sleep_forever()
                 delay = self._backoff.delay(failures)
                 self._retry_at = time.monotonic() + delay
                 level = logging.WARNING if failures <= 3 or failures % 10 == 0 else logging.DEBUG
@@ -341,6 +347,8 @@ class Upstream:
             raise UpstreamError(f"upstream '{self.name}' is disabled in the config; remove \"disabled\" from its entry to use it")
         if status.state == "stopped":
             raise UpstreamError(f"upstream '{self.name}' is stopped: votr-mcp is shutting down its connections")
+        if status.state == "failed":
+            raise UpstreamError(f"upstream '{self.name}' is not available: {status.describe()}")
         raise UpstreamError(f"upstream '{self.name}' is {status.describe()}; it is retried automatically, try again later")
 
     async def call(self, tool: str, arguments: dict[str, Any] | None = None, timeout: float | None = None) -> types.CallToolResult:

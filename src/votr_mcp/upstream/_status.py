@@ -8,7 +8,7 @@ from typing import Literal
 
 __all__ = ["Backoff", "State", "UpstreamStatus"]
 
-State = Literal["starting", "ready", "retrying", "disabled", "stopped"]
+State = Literal["starting", "ready", "retrying", "failed", "disabled", "stopped"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -17,6 +17,7 @@ class UpstreamStatus:
 
     ``ready`` is the only state in which calls go through. ``retrying`` carries the last
     ``error`` and ``retry_in`` (seconds until the next attempt, from the snapshot time).
+    ``failed``: it failed :attr:`Backoff.give_up_after` starts in a row and is no longer retried.
     """
 
     name: str
@@ -41,6 +42,9 @@ class UpstreamStatus:
         if self.state == "retrying":
             wait = f"; next attempt in {self.retry_in:.0f}s" if self.retry_in is not None else ""
             return f"not connected ({self.error or 'unknown error'}){wait}"
+        if self.state == "failed":
+            return (f"given up after {self.attempts} failed starts ({self.error or 'unknown error'}); fix its "
+                    "entry, then restart votr-mcp (votr-mcp upstreams --config FILE tests it)")
         if self.state == "starting":
             return "still starting"
         return self.state
@@ -59,6 +63,10 @@ class Backoff:
     maximum: float = 60.0
     jitter: float = 0.2
     healthy_after: float = 30.0
+    # Consecutive failed starts after which the server is left alone ("failed"): an entry that can
+    # never start (or that starts votr-mcp again) must not be relaunched forever. About 8 minutes
+    # at the defaults (1 + 2 + 4 + ... capped at 60 s).
+    give_up_after: int = 12
 
     def delay(self, failures: int) -> float:
         """Seconds to wait after ``failures`` consecutive failures (1 = the first)."""

@@ -20,7 +20,7 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.message import SessionMessage
 
-from votr_mcp.config import UpstreamConfig
+from votr_mcp.config import NESTING_ENV, UpstreamConfig, nesting
 from votr_mcp.upstream._stdio import ChildProcess, open_stdio
 
 __all__ = ["open_transport"]
@@ -91,7 +91,9 @@ async def open_transport(
     """
     if config.transport == "stdio":
         assert config.command is not None
-        params = StdioServerParameters(command=config.command, args=list(config.args), env=dict(config.env) or None, cwd=config.cwd)
+        # The child learns how deep it is, so a votr-mcp started by this config through a wrapper stops the chain.
+        env = {**config.env, NESTING_ENV: str(nesting() + 1)}
+        params = StdioServerParameters(command=config.command, args=list(config.args), env=env, cwd=config.cwd)
         async with open_stdio(params, child or ChildProcess(), on_end, label=config.name, errlog=errlog) as (read, write):
             yield _WatchedReadStream[SessionMessage | Exception](read, on_end), write
     elif config.transport == "sse":
