@@ -14,6 +14,7 @@ from typing import Any
 import anyio
 import pytest
 from mcp import Client
+from mcp.client.sse import sse_client
 from upstream_servers import require_servers
 from votr_serving import NODE_BIN, http_server, votr_client
 
@@ -137,8 +138,44 @@ async def test_two_http_sessions_at_once_never_see_each_others_bindings_or_evict
                 assert any(t["name"] == ECHO and t["bound"] for t in again["tools"])
                 assert any("already returned by a recent search" in n for n in again["notes"])  # redundant search
                 assert not any("already returned" in n for n in a["notes"])
+                # Open mode: a wrong id runs the call in a new session, says so, and names no other session.
                 forged = await call(bob, ECHO, {"message": "x"}, a["session_id"][:-2] + "xx")
-                assert forged.is_error and "unknown or expired session_id" in texts(forged)[0]
+                body, note = texts(forged)
+                assert not forged.is_error and body == "Echo: x"
+                assert "unknown or expired session_id" in note and "new session" in note
+                assert a["session_id"] not in note and b["session_id"] not in note
+
+
+async def test_a_stale_session_id_starts_a_fresh_session_in_open_mode_and_is_refused_in_strict_mode(upstreams: Path) -> None:
+    # An id from a votr-mcp that has since restarted (or from another stdio process, as the Inspector CLI makes).
+    with anyio.fail_after(120):
+        async with votr_client("stdio", *serve_args(upstreams)) as client:
+            _, before = await search(client, "echo a message back")
+        async with votr_client("stdio", *serve_args(upstreams)) as client:
+            result = await call(client, ECHO, {"message": "hi"}, before["session_id"])
+            assert not result.is_error and texts(result)[0] == "Echo: hi"
+            assert "unknown or expired session_id" in texts(result)[1] and "this connection's session" in texts(result)[1]
+            found, after = await search(client, "echo a message back", before["session_id"])
+            assert ECHO in found and any("was not used" in n for n in after["notes"])
+        async with votr_client("stdio", *serve_args(upstreams, "--binding-mode", "strict")) as client:
+            refused = await call(client, ECHO, {"message": "hi"}, before["session_id"])
+            assert refused.is_error and "unknown or expired session_id" in texts(refused)[0]
+
+
+async def test_another_connections_session_id_acts_in_nothing_of_that_session(upstreams: Path) -> None:
+    with anyio.fail_after(120):
+        async with http_server("sse", serve_args(upstreams)) as (url, _lines):
+            async with Client(sse_client(url)) as alice, Client(sse_client(url)) as bob:
+                _, a = await search(alice, "echo a message back")
+                for _ in range(3):
+                    assert not (await call(alice, ECHO, {"message": "a"})).is_error
+                # Bob presents alice's id: his call must not count in alice's session (her 4th call
+                # would draw the loop guard's note) and must say it ran in bob's own session.
+                borrowed = await call(bob, ECHO, {"message": "a"}, a["session_id"])
+                assert not borrowed.is_error and "belongs to another connection" in texts(borrowed)[-1]
+                assert a["session_id"] not in texts(borrowed)[-1]
+                fourth = await call(alice, ECHO, {"message": "a"})
+                assert len(texts(fourth)) == 2 and "loop guard" in texts(fourth)[1]
 
 
 async def test_strict_binding_refuses_a_tool_until_a_search_returns_it(upstreams: Path) -> None:

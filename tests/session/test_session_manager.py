@@ -64,10 +64,20 @@ def test_one_transport_keeps_one_session_and_another_transport_gets_its_own() ->
     assert a1 is a2 and a1 is not b
 
 
-def test_a_stateless_client_continues_its_session_with_the_returned_id_over_a_new_connection() -> None:
+def test_a_stateless_client_continues_its_session_with_the_returned_id_from_any_request() -> None:
     manager = make_manager(ManualClock())
-    first = manager.resolve(transport_key="request-1")
-    assert manager.resolve(session_id=first.id, transport_key="request-2") is first
+    first = manager.resolve()  # stateless HTTP: no connection identity
+    assert manager.resolve(session_id=first.id) is first
+    assert manager.resolve(session_id=first.id, transport_key="conn-b") is first
+
+
+def test_a_session_started_on_a_connection_cannot_be_used_from_another() -> None:
+    manager = make_manager(ManualClock())
+    mine = manager.resolve(transport_key="conn-a")
+    assert manager.resolve(session_id=mine.id, transport_key="conn-a") is mine
+    for other in ("conn-b", None):
+        with pytest.raises(SessionError, match="belongs to another connection"):
+            manager.resolve(session_id=mine.id, transport_key=other)
 
 
 def test_closing_a_transport_ends_its_session() -> None:
@@ -110,7 +120,7 @@ def test_at_the_session_limit_the_least_recently_used_session_makes_room() -> No
     manager = make_manager(clock, max_sessions=3)
     first, second, third = (manager.resolve(transport_key=k) for k in ("1", "2", "3"))
     clock.advance(1)
-    manager.resolve(session_id=first.id)
+    manager.resolve(session_id=first.id, transport_key="1")
     fourth = manager.resolve()
     assert len(manager) == 3
     with pytest.raises(SessionError):

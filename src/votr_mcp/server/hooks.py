@@ -18,11 +18,12 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from votr_mcp.catalog import Tool, ToolKey
 
 __all__ = [
+    "Resolved",
     "SearchedTool",
     "SearchNotes",
     "SessionHooks",
@@ -52,14 +53,22 @@ class SearchNotes:
     note: str | None = None
 
 
+class Resolved(NamedTuple):
+    """The session a request runs in, and a note for the agent when it is not the one it asked for."""
+
+    id: str
+    note: str | None = None
+
+
 class SessionHooks(Protocol):
     """Per-session tool context and the iteration guard, as seen by the server."""
 
-    def resolve(self, transport_key: str | None, session_id: str | None) -> str:
-        """The session for this request: ``session_id`` when the client passed one (raise
-        ``SessionError`` when it is unknown or expired), else the session of the transport
-        connection ``transport_key`` (created on first use), else (stateless request, key None)
-        a new session. Returns the session id."""
+    def resolve(self, transport_key: str | None, session_id: str | None) -> Resolved:
+        """The session for this request: ``session_id`` when the client passed one, else the
+        session of the transport connection ``transport_key`` (created on first use), else
+        (stateless request, key None) a new session. An id that is unknown, expired or another
+        connection's raises ``SessionError``, or, where the binding mode allows it, gets this
+        connection's own session and a note saying so."""
         ...
 
     def after_search(self, session: str, query: str, tools: Sequence[SearchedTool]) -> SearchNotes:
@@ -95,8 +104,8 @@ class ChangeControl(Protocol):
 class NoSessions:
     """Sessions switched off: every request is its own anonymous session."""
 
-    def resolve(self, transport_key: str | None, session_id: str | None) -> str:
-        return session_id or transport_key or "anonymous"
+    def resolve(self, transport_key: str | None, session_id: str | None) -> Resolved:
+        return Resolved(session_id or transport_key or "anonymous")
 
     def after_search(self, session: str, query: str, tools: Sequence[SearchedTool]) -> SearchNotes:
         return SearchNotes()

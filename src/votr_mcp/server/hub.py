@@ -24,7 +24,7 @@ from votr_mcp.catalog import Tool
 from votr_mcp.catalog.models import ToolKey
 from votr_mcp.errors import UpstreamError, UpstreamTimeout, VotrError
 from votr_mcp.retrieval.render import signature
-from votr_mcp.server.hooks import ChangeControl, NoChangeControl, NoSessions, SearchedTool, SessionHooks
+from votr_mcp.server.hooks import ChangeControl, NoChangeControl, NoSessions, Resolved, SearchedTool, SessionHooks
 from votr_mcp.server.live_index import LiveIndex, Snapshot
 from votr_mcp.server.render import Found, search_structured, search_text
 from votr_mcp.server.validation import ArgumentsChecker
@@ -102,7 +102,8 @@ class Hub:
         server_intent = _text_argument("server_intent", server_intent)
         tool_intent = _text_argument("tool_intent", tool_intent)
         limit = _limit_argument(max_results, self.default_max_results)
-        session = self._session(transport_key, session_id)
+        resolved = self._session(transport_key, session_id)
+        session = resolved.id
         await self.wait_ready()
         if self.wait_for_dense and self.dense_pending:
             # Embedding a large catalog the first time takes minutes on a small machine.
@@ -128,7 +129,7 @@ class Hub:
         # A request of several steps reads step by step: tools grouped by need, in the needs' order.
         found.sort(key=lambda f: needs.index(f.need) if f.need in needs else len(needs))
         found += self._pinned(snap, found, withheld)
-        notes: list[str] = []
+        notes: list[str] = [resolved.note] if resolved.note else []
         session_notes = self.sessions.after_search(session, query, [SearchedTool(f.call_name, f.tool) for f in found])
         if session_notes.bound:
             found = [_replace_bound(f, f.call_name in session_notes.bound) for f in found]
@@ -193,7 +194,15 @@ class Hub:
         if not isinstance(name, str) or not name.strip():
             raise ToolError("call_tool needs 'name': the call name of a tool, as search_tools returned it (e.g. 'github__list_issues').")
         arguments = _arguments(arguments)
-        session = self._session(transport_key, session_id)
+        resolved = self._session(transport_key, session_id)
+        if resolved.note is None:
+            return await self._call(name, arguments, resolved.id)
+        try:
+            return _with_note(await self._call(name, arguments, resolved.id), resolved.note)
+        except ToolError as exc:
+            raise ToolError(f"{exc}\n\n{resolved.note}") from exc
+
+    async def _call(self, name: str, arguments: dict[str, Any], session: str) -> types.CallToolResult:
         await self.wait_ready()
         if not self.upstreams_started.is_set():
             # Searches may be served from the store while upstreams start; a call needs the
@@ -261,7 +270,7 @@ class Hub:
 
     # -- shared -------------------------------------------------------------------------
 
-    def _session(self, transport_key: str | None, session_id: Any) -> str:
+    def _session(self, transport_key: str | None, session_id: Any) -> Resolved:
         if session_id is not None and not isinstance(session_id, str):
             raise ToolError("'session_id' must be a string returned by search_tools; leave it out to use this connection's session.")
         try:

@@ -10,7 +10,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from votr_mcp.catalog import Tool
-from votr_mcp.server.hooks import SearchedTool, SearchNotes
+from votr_mcp.errors import SessionError
+from votr_mcp.server.hooks import Resolved, SearchedTool, SearchNotes
 from votr_mcp.session import SessionManager, polling_tolerant
 
 __all__ = ["ManagedSessions"]
@@ -22,8 +23,18 @@ class ManagedSessions:
     def __init__(self, manager: SessionManager) -> None:
         self.manager = manager
 
-    def resolve(self, transport_key: str | None, session_id: str | None) -> str:
-        return self.manager.resolve(session_id=session_id, transport_key=None if session_id else transport_key).id
+    def resolve(self, transport_key: str | None, session_id: str | None) -> Resolved:
+        try:
+            return Resolved(self.manager.resolve(session_id=session_id, transport_key=transport_key).id)
+        except SessionError as exc:
+            # Open mode: an id from before a restart or from another process (the Inspector CLI
+            # starts one per call) costs nothing to replace, since a fresh session may call any
+            # tool as well. Strict mode keeps the refusal: its bindings are what the id stood for.
+            if session_id is None or self.manager.settings.context.mode != "open":
+                raise
+            own = self.manager.resolve(transport_key=transport_key)
+            return Resolved(own.id, f"The session_id passed was not used ({exc}). This request ran in "
+                                    f"{'this connection' + chr(39) + 's' if transport_key else 'a new'} session, session_id: {own.id}")
 
     def after_search(self, session: str, query: str, tools: Sequence[SearchedTool]) -> SearchNotes:
         view = self.manager.get(session).after_search([t.call_name for t in tools])

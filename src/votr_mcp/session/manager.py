@@ -3,6 +3,8 @@
 Identity. A request belongs to the session of its transport (one stdio connection, one
 streamable-HTTP session) when the server passes a ``transport_key``; a client that opens a
 new connection per request passes back the ``session_id`` that ``search_tools`` returned.
+A session started on a connection is bound to it: its id presented on another connection
+acts in nothing.
 Session ids come from ``secrets`` (192 bits), so they cannot be guessed: holding one is
 what lets a request see a session, and no request reaches a session by any other path.
 
@@ -84,15 +86,20 @@ class SessionManager:
     def resolve(self, session_id: str | None = None, transport_key: Hashable | None = None) -> Session:
         """The session for this request.
 
-        ``session_id`` wins when given and must be live. Otherwise the transport's session
-        is used (created on first use), and without either a new session is created: the
-        caller must hand its ``id`` back to the client.
+        ``session_id`` wins when given and must be live; a session made on a connection
+        (``transport_key``) is used on that connection only, so another connection's id acts in
+        nothing (``SessionError``). Otherwise the transport's session is used (created on first
+        use), and without either a new session is created: the caller must hand its ``id`` back
+        to the client.
         """
         with self._lock:
             now = self._clock()
             self._collect(now)
             if session_id is not None:
                 session = self._lookup(session_id)
+                if session.transport_key is not None and session.transport_key != transport_key:
+                    raise SessionError("that session_id belongs to another connection; a session started on a "
+                                       "connection is only used on that connection. Omit session_id on this one.")
             elif transport_key is not None and transport_key in self._by_transport:
                 session = self._lookup(self._by_transport[transport_key])
             else:
