@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import logging
 import os
+import sys
 from pathlib import Path
+
+if sys.version_info < (3, 11):  # anyio's own dependency on older Pythons
+    from exceptiongroup import BaseExceptionGroup
 
 __all__ = ["register"]
 
@@ -74,5 +79,22 @@ def run(args: argparse.Namespace) -> int:
         store_path=args.store,
         wait_for_dense=args.wait_for_dense,
     )
-    anyio.run(serve, options)
+    try:
+        anyio.run(serve, options)
+    except (OSError, BaseExceptionGroup) as exc:
+        taken = _address_in_use(exc)
+        if taken is None:
+            raise
+        print(f"votr-mcp: cannot listen on {args.host}:{args.port}: {taken}; choose another --port "
+              "(0 picks a free one) or stop what is using it", file=sys.stderr)
+        return 2
     return 0
+
+
+def _address_in_use(exc: BaseException) -> str | None:
+    """The reason when ``exc`` (or the one exception inside a task group's) is a failed bind."""
+    while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
+        exc = exc.exceptions[0]
+    if isinstance(exc, OSError) and exc.errno in (errno.EADDRINUSE, errno.EACCES, errno.EADDRNOTAVAIL):
+        return exc.strerror or str(exc)
+    return None
