@@ -38,7 +38,7 @@ from numpy.typing import NDArray
 
 from votr_mcp.errors import RetrievalError
 from votr_mcp.index.tokenize import content_tokens, stem
-from votr_mcp.retrieval.intent import ACTION_OF, query_bulk, request_action, request_object, text_actions, words_of
+from votr_mcp.retrieval.intent import ACTION_OF, action_word, query_bulk, request_action, request_object, text_actions, words_of
 
 __all__ = [
     "FEATURES",
@@ -86,9 +86,10 @@ _GENERIC_SERVER_WORDS = frozenset({"mcp", "server", "servers", "api", "tool", "t
 
 
 def action_of(words: Sequence[str]) -> str | None:
-    """The action of the first word that names one (``todoist_create_task`` -> "create")."""
+    """The action of the first word that names one (``todoist_create_task`` -> "create",
+    ``git_commit`` -> "commit": a specific verb is its own action, see intent.action_word)."""
     for word in words:
-        action = ACTION_OF.get(word)
+        action = action_word(word)
         if action is not None:
             return action
     return None
@@ -110,9 +111,10 @@ class QueryView:
     def of(cls, text: str, tokens: Sequence[str] | None = None) -> "QueryView":
         """``tokens``: the text's :func:`tokenize` tokens when the caller has them already."""
         words = words_of(text)
-        actions = frozenset(a for a in (ACTION_OF.get(w) for w in words) if a is not None)
+        verb = request_action(text)
+        actions = frozenset(a for a in (ACTION_OF.get(w) for w in words) if a is not None) | ({verb} if verb else set())
         return cls(frozenset(tokens if tokens is not None else content_tokens(text)), f" {' '.join(words)} ",
-                   action_of(words), actions, query_bulk(text), request_action(text), request_object(text))
+                   action_of(words), actions, query_bulk(text), verb, request_object(text))
 
 
 @dataclass(frozen=True, slots=True)
