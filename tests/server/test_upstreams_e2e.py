@@ -101,10 +101,11 @@ async def test_an_upstream_tool_error_comes_back_as_an_error(client: Client) -> 
     assert "denied" in result.content[0].text.lower() or "not allowed" in result.content[0].text.lower() or "outside" in result.content[0].text.lower()
 
 
-async def test_invalid_arguments_for_a_real_tool_return_its_schema_without_calling_it(client: Client) -> None:
+async def test_invalid_arguments_for_a_real_tool_name_what_it_expects_without_calling_it(client: Client) -> None:
     with anyio.fail_after(60):
         result = await client.call_tool("call_tool", {"name": "time__get_current_time", "arguments": {"tz": "UTC"}})
     assert result.is_error
     text = result.content[0].text
-    assert "'timezone' is a required property" in text and "Nothing was sent" in text
-    assert json.loads(text[text.index("{") :])["required"] == ["timezone"]
+    assert "missing required 'timezone'" in text and "Nothing was sent" in text
+    # Names and types only: the schema's descriptions are upstream text, not echoed (issue 16).
+    assert "timezone: string (required)" in text and "{" not in text

@@ -136,6 +136,12 @@ def build_server(
         except anyio.get_cancelled_exc_class():
             log.info("%s cancelled by the client", params.name)
             raise
+        except Exception as exc:
+            # A bug of ours: the traceback goes to the log, the model gets tool text (the SDK
+            # would send a JSON-RPC error with code 0 and the traceback).
+            log.exception("%s failed unexpectedly", params.name)
+            return _error(f"votr-mcp hit an internal error ({type(exc).__name__}) handling {params.name}; the details are in its log. "
+                          "Retry once, or search_tools for another tool.")
 
     def input_schema(tool_name: str) -> Mapping[str, Any] | None:
         tool = _META_TOOLS.get(tool_name) or exposed.get(tool_name)

@@ -221,7 +221,11 @@ class Hub:
             self.sessions.before_call(session, call_name, tool)
         except VotrError as exc:
             raise ToolError(str(exc)) from exc
-        problem = self._checker.check(tool, arguments)
+        try:
+            problem = await self._checker.check(tool, arguments)
+        except ToolError as exc:  # the check ran out of time
+            note = self.sessions.after_call(session, call_name, tool, arguments, True)
+            raise ToolError(f"{exc}\n\n{note}" if note else str(exc)) from exc
         if problem is not None:
             # Failed calls count for the loop guard too: retrying one bad call is the commonest loop.
             note = self.sessions.after_call(session, call_name, tool, arguments, True)
