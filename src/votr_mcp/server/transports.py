@@ -17,7 +17,7 @@ import signal
 import socket
 import stat
 from collections.abc import AsyncIterator, Iterator, Sequence
-from contextlib import asynccontextmanager, contextmanager
+from contextlib import asynccontextmanager, contextmanager, suppress
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,11 +26,14 @@ from mcp.server import Server
 from mcp.server.sse import SseServerTransport
 from mcp.server.stdio import stdio_server
 from mcp.server.transport_security import TransportSecuritySettings
+from mcp.shared.message import SessionMessage
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
+
+from votr_mcp.server.jsonrpc import Reply, read_line
 
 __all__ = ["HttpOptions", "serve_stdio", "serve_http", "http_app", "security_settings"]
 
@@ -54,8 +57,44 @@ class HttpOptions:
 async def serve_stdio(server: Server[Any]) -> None:
     """Serve one client on this process's stdin/stdout until it closes."""
     async with _stdio_pipes() as pipes:
-        async with stdio_server(*pipes) as (read_stream, write_stream):
+        streams = stdio_server() if pipes is None else _answering_stdio(*pipes)
+        async with streams as (read_stream, write_stream):
             await server.run(read_stream, write_stream, server.create_initialization_options())
+
+
+@asynccontextmanager
+async def _answering_stdio(lines: _LineReader, out: _PipeWriter) -> AsyncIterator[tuple[Any, Any]]:
+    """The SDK's stdio loop, except that a line which is not a valid request is answered
+    (-32700/-32600, see :mod:`votr_mcp.server.jsonrpc`) instead of dropped, which left the
+    client waiting for ever."""
+    read_send, read_recv = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    write_send, write_recv = anyio.create_memory_object_stream[SessionMessage](0)
+    answers = write_send.clone()  # the reader's own handle: the writer ends once both are closed
+
+    async def read() -> None:
+        with suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
+            async with read_send, answers:
+                async for line in lines:
+                    message = read_line(line)
+                    if isinstance(message, Reply):
+                        await answers.send(SessionMessage(message.error))
+                    elif message is not None:
+                        await read_send.send(SessionMessage(message))
+
+    async def write() -> None:
+        with suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, ConnectionError):
+            async with write_recv:
+                async for message in write_recv:
+                    await out.write(message.message.model_dump_json(by_alias=True, exclude_unset=True) + "\n")
+                    await out.flush()
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(read)
+        tg.start_soon(write)
+        try:
+            yield read_recv, write_send
+        finally:
+            write_send.close()  # the session is over: the writer ends when the reader does
 
 
 class _LineReader:
@@ -88,8 +127,8 @@ class _PipeWriter:
 
 
 @asynccontextmanager
-async def _stdio_pipes() -> AsyncIterator[tuple[Any, Any]]:
-    """stdin/stdout as event-loop pipes, or (None, None) to let the SDK use its threaded files.
+async def _stdio_pipes() -> AsyncIterator[tuple[_LineReader, _PipeWriter] | None]:
+    """stdin/stdout as event-loop pipes, or None to let the SDK use its threaded files.
 
     The SDK reads each line and writes each message through a worker thread; on a busy
     machine those thread hops cost milliseconds per request, which a proxy pays on every
@@ -97,7 +136,7 @@ async def _stdio_pipes() -> AsyncIterator[tuple[Any, Any]]:
     so a stray print from a library can never corrupt the protocol stream.
     """
     if not (_is_pipe(0) and _is_pipe(1)):
-        yield None, None
+        yield None
         return
     loop = asyncio.get_running_loop()
     wire_in, wire_out = os.dup(0), os.dup(1)
