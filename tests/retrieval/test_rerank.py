@@ -110,3 +110,18 @@ def test_the_shipped_model_round_trips_and_a_stale_one_is_refused(tmp_path):
     stale = model.to_dict() | {"features": list(FEATURES[:-1]), "weights": list(model.weights[:-1])}
     with pytest.raises(RetrievalError, match="fit-rerank"):
         RerankModel.from_mapping(stale)
+
+
+def test_a_shipped_rerank_fit_for_other_features_is_set_aside_with_a_warning(tmp_path, monkeypatch, caplog):
+    import json
+
+    from votr_mcp.retrieval import rerank
+
+    stale = tmp_path / "rerank.json"
+    stale.write_text(json.dumps({"features": ["fused"], "weights": [1.0], "mean": [0.0], "scale": [1.0]}))
+    monkeypatch.setattr(rerank, "SHIPPED_RERANK", stale)
+    monkeypatch.setattr(rerank, "_WARNED", set())
+    with caplog.at_level("WARNING"):
+        assert rerank.shipped_rerank() is None and rerank.shipped_rerank() is None
+    assert [r.message for r in caplog.records].count(caplog.records[0].message) == 1
+    assert "refit it with votr-mcp fit-rerank" in caplog.records[0].message

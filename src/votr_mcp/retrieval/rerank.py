@@ -27,6 +27,7 @@ one off sets its columns to their training mean, i.e. zero contribution, without
 from __future__ import annotations
 
 import json
+import logging
 import math
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -52,6 +53,8 @@ __all__ = [
     "head_features",
     "shipped_rerank",
 ]
+
+log = logging.getLogger(__name__)
 
 SHIPPED_RERANK = Path(__file__).with_name("rerank.json")
 
@@ -230,8 +233,21 @@ class RerankModel:
 
 
 def shipped_rerank() -> RerankModel | None:
-    """The rerank model shipped with the package, or None when absent."""
-    return RerankModel.load(SHIPPED_RERANK) if SHIPPED_RERANK.is_file() else None
+    """The rerank model shipped with the package, or None when absent or fit for other features
+    (a version whose features changed, before ``votr-mcp fit-rerank`` refits it): search then
+    ranks by the fusion alone, and says so on stderr."""
+    if not SHIPPED_RERANK.is_file():
+        return None
+    try:
+        return RerankModel.load(SHIPPED_RERANK)
+    except RetrievalError as exc:
+        if str(exc) not in _WARNED:
+            _WARNED.add(str(exc))
+            log.warning("the shipped rerank is not used: %s", exc)
+        return None
+
+
+_WARNED: set[str] = set()
 
 
 def fit_rerank(groups: Sequence[tuple[NDArray[np.float64], NDArray[np.bool_], str]], *, l2: float = 1e-2,
