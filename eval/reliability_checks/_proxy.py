@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import os
@@ -76,8 +77,9 @@ async def wait_ready(client: Client, names: Iterable[str], seen: set[int] | None
     began = time.monotonic()
     with anyio.fail_after(within):
         for name in names:
-            while True:
-                result = await call(client, f"{name}__whoami", {"nonce": "ready"})
+            for attempt in itertools.count():
+                # A new nonce each time: identical retries would trip the loop guard, which counts refused calls too.
+                result = await call(client, f"{name}__whoami", {"nonce": f"ready-{attempt}"})
                 if not result.is_error:
                     if seen is not None:
                         seen.add(int(result.structured_content["pid"]))
