@@ -182,13 +182,17 @@ def _bounded(keyword: Callable[..., Any]) -> Callable[..., Any]:
     return bounded
 
 
+_RE2_OPTIONS = re2.Options()
+_RE2_OPTIONS.log_errors = False  # a pattern RE2 rejects is expected here, not news for stderr
+
+
 @functools.lru_cache(maxsize=1024)
 def _regex(pattern: Any) -> Any:
     """The RE2 program of ``pattern``, or None when RE2 cannot run it (that keyword is not checked)."""
     if not isinstance(pattern, str):
         return None
     try:
-        return re2.compile(pattern)
+        return re2.compile(pattern, _RE2_OPTIONS)
     except Exception:  # re2.error, or a pattern too large for RE2's memory budget
         return None
 
