@@ -5,7 +5,8 @@ hangs on request, writes a log of what it received, and answers with results of 
 
 Tools: ``whoami(nonce)`` (its ``--name``, its pid and the nonce, so a misrouted or mixed-up
 answer shows), ``environment()`` (its whole ``os.environ``), ``sleep(seconds?)`` (sleeps, forever
-without ``seconds``), ``blob(size)`` (a text of ``size`` characters of :func:`pattern`).
+without ``seconds``), ``blob(size)`` (a text of ``size`` characters of :func:`pattern`), ``freeze()`` (blocks the
+whole process: it answers nothing any more).
 With ``--record FILE`` it appends one line per event to FILE: ``call <request id> <tool>`` when a
 call starts, ``cancelled <request id>`` for every ``notifications/cancelled`` it reads off the wire
 (before the SDK acts on it), so a check can tell what reached the upstream from what votr-mcp did.
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -45,6 +47,7 @@ TOOLS = [
     _tool("environment", "Report this server's environment variables."),
     _tool("sleep", "Sleep for the given seconds (forever without them).", {"seconds": {"type": "number"}}),
     _tool("blob", "Return a text of the given size.", {"size": {"type": "integer"}}),
+    _tool("freeze", "Block the whole server: it answers nothing from now on."),
 ]
 
 
@@ -73,6 +76,8 @@ def build(name: str, record: Path | None, prefix: str = "") -> tuple[Server, Cal
             return _text("slept")
         if tool == "blob":
             return _text(pattern(int(arguments.get("size", 0))))
+        if tool == "freeze":
+            time.sleep(3600)  # noqa: ASYNC251 - blocks the event loop on purpose: the whole server hangs
         raise MCPError(types.INVALID_PARAMS, f"unknown tool {params.name}")
 
     return Server(name, version="1.0", on_list_tools=list_tools, on_call_tool=call_tool), note
