@@ -86,15 +86,15 @@ async def test_an_unknown_tool_name_gets_the_nearest_call_names(transport: str) 
     assert bare.is_error and "'weather__get_forecast'" in bare.content[0].text
 
 
-async def test_arguments_that_break_the_input_schema_come_back_with_the_full_schema() -> None:
+async def test_arguments_that_break_the_input_schema_come_back_with_what_was_expected_where() -> None:
     with anyio.fail_after(60):
         async with votr_client("stdio", *SERVE_CATALOG) as client:
             result = await client.call_tool("call_tool", {"name": "weather__get_forecast", "arguments": {"days": "three"}})
     assert result.is_error
     text = result.content[0].text
-    assert "'city' is a required property" in text
-    schema = json.loads(text[text.index("{") :])
-    assert schema["required"] == ["city"] and schema["properties"]["days"] == {"type": "integer"}
+    assert "missing required 'city'" in text and "days: expected integer, got string" in text
+    # Names and types, not the schema: its descriptions are upstream text (issue 16).
+    assert "city: string (required)" in text and "{" not in text
 
 
 async def test_bad_requests_to_search_tools_say_what_to_send() -> None:

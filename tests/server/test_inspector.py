@@ -24,4 +24,4 @@ async def test_the_inspector_sees_two_tools_finds_one_and_gets_errors_as_errors(
     assert found["structuredContent"]["tools"][0]["name"] == "weather__get_forecast"
     assert "weather__get_forecast" in found["content"][0]["text"]
     assert wrong["isError"] is True and "'weather__get_forecast'" in wrong["content"][0]["text"]
-    assert invalid["isError"] is True and "'city' is a required property" in invalid["content"][0]["text"]
+    assert invalid["isError"] is True and "missing required 'city'" in invalid["content"][0]["text"]
