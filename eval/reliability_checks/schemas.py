@@ -81,7 +81,7 @@ async def _timed(work: Callable[[], Awaitable[Any]]) -> tuple[Any, float, float]
         started = time.monotonic()
         try:
             outcome = await work()
-        except Exception as exc:  # the figure reports it
+        except Exception as exc:  # noqa: BLE001 - the figure reports it
             outcome = exc
         took = time.monotonic() - started
         done.set()
@@ -159,7 +159,7 @@ def huge_schema_does_not_stall() -> Finding:
     async def go() -> Finding:
         upstreams = _Upstreams()
         hub = _hub({"huge": huge}, upstreams)
-        outcome, took, stall = await _timed(lambda: hub.call("up__huge", {"p1": "x"}))
+        _, took, stall = await _timed(lambda: hub.call("up__huge", {"p1": "x"}))
         ok = stall < STALL_BUDGET and took < 1.0 and upstreams.calls == ["huge"]
         return Finding("a 10 MB input schema stalls neither the call nor the event loop",
                        f"call {took * 1000:.0f} ms, event loop held {stall * 1000:.0f} ms, forwarded unchecked: {upstreams.calls == ['huge']}", ok)
@@ -206,7 +206,7 @@ def invalid_echo_is_capped() -> Finding:
     async def go() -> Finding:
         upstreams = _Upstreams()
         hub = _hub({"typed": typed}, upstreams)
-        outcome, took, stall = await _timed(lambda: hub.call("up__typed", {"n": "9" * 10_000_000, "x" * 1000: 1}))
+        outcome, took, _ = await _timed(lambda: hub.call("up__typed", {"n": "9" * 10_000_000, "x" * 1000: 1}))
         text = _text(outcome) if isinstance(outcome, types.CallToolResult) else repr(outcome)
         leaked = DESCRIPTION in text
         ok = len(text) <= ECHO_CAP and not leaked and not upstreams.calls and "n: expected integer" in text

@@ -41,7 +41,7 @@ from referencing.exceptions import NoSuchResource, Unresolvable
 
 from votr_mcp.catalog import Tool
 
-__all__ = ["ArgumentsChecker", "DEADLINE", "MAX_ECHO_CHARS", "MAX_SCHEMA_BYTES"]
+__all__ = ["DEADLINE", "MAX_ECHO_CHARS", "MAX_SCHEMA_BYTES", "ArgumentsChecker"]
 
 log = logging.getLogger(__name__)
 
@@ -63,12 +63,12 @@ _deadline = threading.local()  # the deadline of the check running in this threa
 
 def _refuse(uri: str) -> Resource[Any]:
     log.debug("refused to retrieve $ref %s", uri[:200])
-    raise NoSuchResource(ref=uri)
+    raise NoSuchResource(ref=uri)  # type: ignore[call-arg]  # attrs class; mypy misses its fields
 
 
 # Anything but the schema itself is refused, never fetched (jsonschema adds the drafts' own
 # metaschemas to it, from its package).
-_REGISTRY: Registry[Any] = Registry(retrieve=_refuse)
+_REGISTRY: Registry[Any] = Registry(retrieve=_refuse)  # type: ignore[call-arg]
 
 
 class ArgumentsChecker:
@@ -112,11 +112,14 @@ class ArgumentsChecker:
         except _Overtime:
             raise
         except Unresolvable as exc:
-            return self._unchecked(tool, f"it has a $ref votr cannot resolve without fetching it ({_short(str(exc), 200)})")
+            self._unchecked(tool, f"it has a $ref votr cannot resolve without fetching it ({_short(str(exc), 200)})")
+            return None
         except RecursionError:
-            return self._unchecked(tool, "its $refs form a cycle or nest deeper than votr follows")
-        except Exception as exc:  # a schema shape jsonschema trips on is the upstream's bug, not the agent's
-            return self._unchecked(tool, f"checking failed with {type(exc).__name__}: {_short(str(exc), 200)}")
+            self._unchecked(tool, "its $refs form a cycle (or these arguments nest deeper than votr follows)")
+            return None
+        except Exception as exc:  # noqa: BLE001 - a schema shape jsonschema trips on is the upstream's bug, not the agent's
+            self._unchecked(tool, f"checking failed with {type(exc).__name__}: {_short(str(exc), 200)}")
+            return None
         finally:
             _deadline.stop = None
         if not errors:
@@ -141,7 +144,7 @@ class ArgumentsChecker:
                     validator = cls(schema, registry=_REGISTRY, format_checker=None)
             except SchemaError as exc:
                 self._unchecked(tool, f"it is not a valid JSON Schema ({_short(exc.message, 200)})")
-            except Exception as exc:  # e.g. RecursionError on a schema nested thousands deep
+            except Exception as exc:  # noqa: BLE001 - e.g. RecursionError on a schema nested thousands deep
                 self._unchecked(tool, f"votr cannot read it ({type(exc).__name__}: {_short(str(exc), 200)})")
         if len(self._validators) > 10_000:
             self._validators.clear()  # bounded: catalogs churn over a long-running process
@@ -153,7 +156,6 @@ class ArgumentsChecker:
         if self._warned.get(id(tool)) is not tool:
             self._warned[id(tool)] = tool
             log.warning("tool %s/%s: input schema not usable, its arguments are not checked: %s", tool.server, tool.name, why)
-        return None
 
 
 # -- the validator classes: RE2 for patterns, every keyword bounded by the deadline ----------
@@ -193,7 +195,7 @@ def _regex(pattern: Any) -> Any:
         return None
     try:
         return re2.compile(pattern, _RE2_OPTIONS)
-    except Exception:  # re2.error, or a pattern too large for RE2's memory budget
+    except Exception:  # noqa: BLE001 - re2.error, or a pattern too large for RE2's memory budget
         return None
 
 
@@ -320,7 +322,8 @@ def _parameters(schema: Mapping[str, Any]) -> str:
     properties = schema.get("properties") if isinstance(schema, Mapping) else None
     if not isinstance(properties, Mapping):
         return ""
-    required = schema.get("required") if isinstance(schema.get("required"), list) else []
+    required = schema.get("required")
+    required = required if isinstance(required, list) else []
     shown = []
     for name, sub in itertools.islice(properties.items(), _MAX_PARAMS):
         kind = (sub.get("type") or ("enum" if "enum" in sub else "any")) if isinstance(sub, Mapping) else "any"
