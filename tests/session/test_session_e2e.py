@@ -228,3 +228,45 @@ async def test_a_pinned_tool_is_in_every_search_answer_even_one_that_finds_nothi
             assert names[0] == ECHO and len(pinned) == 1 and pinned[0]["tier"] == "pinned"
             names, structured = await search(client, "zzqx vvbn")  # shares no word with any tool
             assert names == ["memory__read_graph"] and structured["abstained"] is True
+
+
+async def test_calls_refused_while_their_server_restarts_do_not_count_as_a_loop(tmp_path: Path) -> None:
+    import os
+    import secrets
+    import signal
+
+    require_servers(("everything",))
+    marker = secrets.token_hex(8)
+    config = tmp_path / "mcp.json"
+    config.write_text(json.dumps({"mcpServers": {"everything": {
+        "command": str(NODE_BIN / "mcp-server-everything"), "args": ["stdio"], "env": {"VOTR_TEST_MARKER": marker}}}}))
+
+    def upstream_pids() -> list[int]:
+        found = []
+        for entry in Path("/proc").iterdir():
+            try:
+                if entry.name.isdigit() and f"VOTR_TEST_MARKER={marker}".encode() in (entry / "environ").read_bytes():
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+        return found
+
+    with anyio.fail_after(120):
+        async with votr_client("stdio", *serve_args(config)) as client:
+            found, _ = await search(client, "echo a message back")
+            assert ECHO in found and upstream_pids()
+            for pid in upstream_pids():
+                os.kill(pid, signal.SIGKILL)
+            refused = []
+            while len(refused) < 6:  # the agent retries the same call, as the refusal tells it to
+                result = await call(client, ECHO, {"message": "hi"})
+                if not result.is_error:
+                    break
+                refused.append(texts(result)[0])
+                await anyio.sleep(0.05)
+            assert any("cannot run now" in r for r in refused), refused
+            assert not any("loop guard" in r for r in refused), refused
+            while (result := await call(client, ECHO, {"message": "hi"})).is_error:
+                assert "loop guard" not in texts(result)[0], texts(result)
+                await anyio.sleep(0.2)
+            assert texts(result) == ["Echo: hi"]

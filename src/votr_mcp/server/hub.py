@@ -232,6 +232,8 @@ class Hub:
             return _with_note(types.CallToolResult(content=[types.TextContent(type="text", text=problem)], is_error=True), note)
         try:
             result = await self._forward(tool, call_name, arguments)
+        except _NotSent:
+            raise  # nothing ran: retrying as told ("try again shortly") is not a loop
         except ToolError as exc:
             note = self.sessions.after_call(session, call_name, tool, arguments, True)
             raise ToolError(f"{exc}\n\n{note}" if note else str(exc)) from exc
@@ -240,10 +242,10 @@ class Hub:
 
     async def _forward(self, tool: Tool, call_name: str, arguments: dict[str, Any]) -> types.CallToolResult:
         if self.upstreams is None or not self.upstreams.configured(tool.server):
-            raise ToolError(self._not_configured_message(tool, call_name))
+            raise _NotSent(self._not_configured_message(tool, call_name))
         reason = self.upstreams.unavailable(tool.server)
         if reason is not None:
-            raise ToolError(f"'{call_name}' cannot run now: {reason}. votr-mcp keeps retrying the server; try again shortly, or search_tools for another tool.")
+            raise _NotSent(f"'{call_name}' cannot run now: {reason}. votr-mcp keeps retrying the server; try again shortly, or search_tools for another tool.")
         try:
             return await self.upstreams.call(tool.server, tool.name, arguments)
         except UpstreamTimeout as exc:
@@ -288,6 +290,10 @@ class Hub:
         if not self.ready.is_set():
             with anyio.move_on_after(self.startup_wait):
                 await self.ready.wait()
+
+
+class _NotSent(ToolError):
+    """A call refused before it reached any upstream (its server is not configured or not up)."""
 
 
 def _with_note(result: types.CallToolResult, note: str | None) -> types.CallToolResult:
