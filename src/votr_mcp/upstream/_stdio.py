@@ -4,7 +4,8 @@ The SDK's ``stdio_client`` kills the process tree only when the server outlives 
 period after its stdin closes; a server that exits promptly (or crashes) leaves behind
 whatever it spawned (npx -> node, uvx -> python, helper daemons). Here the child starts
 in its own session, and when the link ends for any reason the whole group is signalled,
-so nothing it started outlives it. Owning the process also gives what a user needs when a
+so nothing it started outlives it. Should votr-mcp itself die without unwinding (SIGKILL),
+a small reaper process (``_reaper.py``) ends the groups it leaves. Owning the process also gives what a user needs when a
 server will not start: its exit code and the last lines it wrote to stderr.
 
 Windows has no process groups; there :func:`open_stdio` defers to the SDK's transport.
@@ -19,9 +20,11 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, TextIO
 
 import anyio
@@ -48,18 +51,103 @@ _live_groups: set[int] = set()
 def kill_all_process_groups() -> int:
     """SIGKILL every server process group still running; returns how many were signalled.
 
-    Registered with :mod:`atexit`. A CLI that turns SIGTERM into an orderly exit (so that
+    Run at exit (:mod:`atexit`). A CLI that turns SIGTERM into an orderly exit (so that
     this runs, or better, so that ``Upstreams`` closes) leaves no server behind.
     """
     count = 0
     for pgid in list(_live_groups):
         _signal_group(pgid, signal.SIGKILL)
-        _live_groups.discard(pgid)
+        _untrack(pgid)
         count += 1
     return count
 
 
-atexit.register(kill_all_process_groups)
+class _Reaper:
+    """votr-mcp's side of ``_reaper.py``, the process that ends the groups listed here if votr-mcp
+    dies without running any code of its own (SIGKILL): started at the first server, told of
+    every group started and stopped through a pipe only this process holds the write end of.
+
+    The pipe's write end is not inheritable (PEP 446) and the servers start with ``close_fds``,
+    so no server holds it open: its end of file is this process's death.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()  # servers may be started from event loops in several threads
+        self._process: subprocess.Popen[bytes] | None = None
+        self._pipe: int | None = None
+        self._failed = False
+
+    def tell(self, line: str) -> None:
+        """Send ``+PGID`` or ``-PGID``; (re)start the reaper first if it is not running."""
+        with self._lock:
+            if self._pipe is not None:
+                try:
+                    os.write(self._pipe, line.encode("ascii"))
+                    return
+                except OSError:  # it was killed: a new one is told every live group below
+                    self._close()
+            if not self._failed:
+                self._start()
+
+    def close(self) -> None:
+        """Close the pipe, so that the reaper exits (having nothing left to end), and reap it."""
+        with self._lock:
+            self._close()
+
+    def _start(self) -> None:
+        read, write = os.pipe()
+        try:
+            self._process = subprocess.Popen(
+                [sys.executable, "-I", "-S", str(_REAPER)],  # -S: no site-packages to import, it starts in ~20 ms
+                stdin=read,
+                stdout=subprocess.DEVNULL,  # never votr-mcp's stdout: that is the MCP stdio pipe
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,  # a signal to votr-mcp's process group (Ctrl-C, kill -- -PGID) spares it
+            )
+        except OSError as exc:
+            os.close(write)
+            self._failed = True
+            logger.warning("cannot start the upstream reaper (%s): servers may outlive votr-mcp if it is killed", exc)
+            return
+        finally:
+            os.close(read)
+        self._pipe = write
+        with suppress(OSError):
+            os.write(write, "".join(f"+{pgid}\n" for pgid in _live_groups).encode("ascii"))
+
+    def _close(self) -> None:
+        if self._pipe is not None:
+            with suppress(OSError):
+                os.close(self._pipe)
+            self._pipe = None
+        if self._process is not None:
+            with suppress(subprocess.TimeoutExpired):
+                self._process.wait(_REAPER_EXIT)
+            self._process = None
+
+
+_REAPER = Path(__file__).with_name("_reaper.py")
+_REAPER_EXIT = 3.0  # seconds to wait for it at exit; it has nothing to end then and exits at once
+_reaper = _Reaper()
+
+
+def _track(pgid: int) -> None:
+    _live_groups.add(pgid)
+    _reaper.tell(f"+{pgid}\n")
+
+
+def _untrack(pgid: int) -> None:
+    if pgid in _live_groups:
+        _live_groups.discard(pgid)
+        _reaper.tell(f"-{pgid}\n")
+
+
+def _at_exit() -> None:
+    kill_all_process_groups()
+    _reaper.close()
+
+
+atexit.register(_at_exit)
 
 
 @dataclass
@@ -107,7 +195,7 @@ async def open_stdio(
         start_new_session=True,  # its own process group: one signal reaches everything it starts
     )
     child.pid = process.pid
-    _live_groups.add(process.pid)
+    _track(process.pid)  # from here on, its group ends with votr-mcp even if votr-mcp is SIGKILLed
     read_send, read_recv = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     write_send, write_recv = anyio.create_memory_object_stream[SessionMessage](0)
 
@@ -171,7 +259,7 @@ async def open_stdio(
         finally:
             with anyio.CancelScope(shield=True):
                 await _stop(process)
-                _live_groups.discard(process.pid)
+                _untrack(process.pid)
                 child.returncode = process.returncode
                 # Its last words (why it failed to start) may still be in the pipe.
                 with anyio.move_on_after(_STDERR_DRAIN):
