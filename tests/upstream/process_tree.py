@@ -66,9 +66,14 @@ class Outcome:
     left: list[Proc] = field(default_factory=list)
     seconds: float = 0.0
     """From stopping votr-mcp until its last process was gone (or ``within`` ran out)."""
+    exited: bool = False
+    """Whether votr-mcp exited by itself (a graceful stop) rather than being killed after waiting."""
+
+    commands: dict[int, str] = field(default_factory=dict)
+    """The command line of each process in ``left``, read before the clean-up killed it."""
 
     def describe(self) -> str:
-        return ", ".join(f"{pid} {_cmdline(pid)[:120]!r}" for pid, _ in self.left)
+        return ", ".join(f"{pid} {self.commands.get(pid, '')[:120]!r}" for pid, _ in self.left)
 
 
 def _stat(pid: int) -> list[str] | None:
@@ -158,7 +163,8 @@ def serve_and_stop(config: Path, workdir: Path, programs: Mapping[str, str], how
                    start_within: float = 90.0, within: float = 5.0) -> Outcome:
     """Start ``votr-mcp serve --config config`` over stdio, wait until every one of ``programs`` runs
     (see :func:`serving`), stop votr-mcp ``how`` (one of :data:`HOW`), and wait up to ``within`` seconds for
-    everything it started to go. Raises TimeoutError when the servers do not all start in time.
+    everything it started to go once votr-mcp is gone (a graceful stop that has not ended votr-mcp
+    within ``within + 15`` seconds is ended by SIGKILL). Raises TimeoutError when the servers do not all start in time.
     """
     if how not in HOW:
         raise ValueError(f"how={how!r}; choose one of {HOW}")
@@ -193,13 +199,15 @@ def serve_and_stop(config: Path, workdir: Path, programs: Mapping[str, str], how
             top.stdin.close()
         try:
             top.wait(within + 15)  # a graceful stop may take its own grace periods
+            outcome.exited = how != "kill"
         except subprocess.TimeoutExpired:
             top.kill()
             top.wait()
-        end = max(time.monotonic(), stopped + within)
+        end = time.monotonic() + within  # from votr-mcp's exit: a graceful stop may take its own time
         while (left := alive(outcome.started, sessions)) and time.monotonic() < end:
             time.sleep(_POLL)
         outcome.left = left
+        outcome.commands = {pid: _cmdline(pid) for pid, _ in left}
         outcome.seconds = time.monotonic() - stopped
         return outcome
     finally:
