@@ -18,7 +18,9 @@ class Tool:
 
     ``input_schema``, ``output_schema`` and ``annotations`` are treated as read-only.
     ``examples`` are example queries (used for Tool2Vec vectors when present);
-    ``extra`` keeps source-specific metadata that is not part of the definition.
+    ``extra`` keeps source-specific metadata that is not part of the definition;
+    ``hidden`` says which texts had invisible characters removed when the tool was loaded
+    (see :mod:`votr_mcp.catalog.safety`): the text is clean, the attempt is still evidence.
     """
 
     server: str
@@ -32,6 +34,7 @@ class Tool:
     annotations: Mapping[str, Any] | None = None
     examples: tuple[str, ...] = ()
     extra: Mapping[str, Any] = field(default_factory=dict, compare=False)
+    hidden: tuple[str, ...] = field(default=(), compare=False)
 
     @property
     def key(self) -> ToolKey:

@@ -6,6 +6,14 @@ not stop the tool from loading: such a tool is still callable upstream, so it is
 its schema is kept *as given* (the content hash follows what the upstream publishes, and
 the upstream, not votr, decides what its arguments mean). Rendering and argument checking
 tolerate any schema shape; these problems only tell the user what search cannot show.
+
+Every text a model reads (description, title, examples, server texts, and the ``description``
+and ``title`` strings inside the schemas) loses its invisible characters here, the one door
+through which harvested and loaded tools come in (:func:`votr_mcp.catalog.safety.visible`);
+``Tool.hidden`` records where there were some. The content hash is therefore over the visible
+text: an upstream that only adds or removes invisible characters has changed nothing the
+agent can read, so it is not a new version (hidden characters in a tool seen for the first
+time, or in a real change, still hold it back as evidence of poisoning).
 """
 
 from __future__ import annotations
@@ -15,6 +23,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from votr_mcp.catalog.models import Tool
+from votr_mcp.catalog.safety import MAX_DEPTH, hidden_characters, visible, visible_schema
 
 __all__ = ["input_schema_problems", "tool_from_mapping", "tools_from_tools_list"]
 
@@ -61,19 +70,44 @@ def tool_from_mapping(record: Mapping[str, Any]) -> Tool:
     if not isinstance(examples, list) or not all(isinstance(e, str) for e in examples):
         raise ValueError(f"tool '{name}': 'examples' must be a list of strings")
     title = record.get("title")
+    title = title if isinstance(title, str) and title else None
+    # Server texts are cleaned but are no evidence against a tool: no model reads them (they
+    # only rank), and real ones pad with bidi marks.
+    texts = {"name": name, "description": description or "", "title": title or "", **{f"examples[{i}]": e for i, e in enumerate(examples)}}
+    hidden = tuple(f"{where}: {note}" for where, text in texts.items() if (note := hidden_characters(text)))
+    schemas = {"input_schema": schema, "output_schema": output}
+    hidden += tuple(f"{where}: {note}" for where, text in _schema_texts(schemas) if (note := hidden_characters(text)))
     return Tool(
         server=server.strip(),
         name=name,
-        description=description or "",
-        input_schema=schema,
-        server_description=_text(record.get("server_description")),
-        server_summary=_text(record.get("server_summary")),
-        title=title if isinstance(title, str) and title else None,
-        output_schema=output,
+        description=visible(description or ""),
+        input_schema=visible_schema(schema) if hidden else schema,
+        server_description=visible(_text(record.get("server_description"))),
+        server_summary=visible(_text(record.get("server_summary"))),
+        title=visible(title) if title else None,
+        output_schema=visible_schema(output) if hidden and output is not None else output,
         annotations=annotations or None,
-        examples=tuple(examples),
+        examples=tuple(visible(e) for e in examples),
         extra={k: v for k, v in record.items() if k not in _KNOWN_KEYS},
+        hidden=hidden,
     )
+
+
+def _schema_texts(value: Any, path: str = "", depth: int = 0) -> list[tuple[str, str]]:
+    """(path, text) of the ``description`` and ``title`` strings of schemas (what visible_schema cleans)."""
+    if depth > MAX_DEPTH:
+        return []
+    found: list[tuple[str, str]] = []
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            if key in ("description", "title") and isinstance(item, str):
+                found.append((f"{path}.{key}".lstrip("."), item))
+            elif isinstance(item, (Mapping, list)):
+                found.extend(_schema_texts(item, f"{path}.{key}".lstrip("."), depth + 1))
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            found.extend(_schema_texts(item, f"{path}[{i}]", depth + 1))
+    return found
 
 
 def input_schema_problems(schema: Mapping[str, Any]) -> list[str]:
