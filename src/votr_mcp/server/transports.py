@@ -196,9 +196,69 @@ def http_app(server: Server[Any], transport: str, options: HttpOptions) -> Starl
         app = _sse_app(server, security)
     else:
         raise ValueError(f"unknown HTTP transport {transport!r}; use 'http' or 'sse'")
+    app.add_middleware(_StrictHost, names=allowed_names(options))
     if options.token:
         app.add_middleware(_BearerToken, token=options.token)
     return app
+
+
+def allowed_names(options: HttpOptions) -> frozenset[str]:
+    """The host names a request's Host and Origin may carry (any port): loopback, the bound host,
+    and the ``--allow-host`` names (a trailing ``:*`` or port there does not widen the name)."""
+    names = {*_LOOPBACK, "[::1]"}
+    if options.host not in ("0.0.0.0", "::"):
+        names.add(f"[{options.host.lower()}]" if ":" in options.host else options.host.lower())
+    for extra in (*options.allowed_hosts, *(_host_of_origin(o) or "" for o in options.allowed_origins)):
+        name = _split_host(extra.removesuffix(":*"))
+        if name:
+            names.add(name)
+    return frozenset(names)
+
+
+def _split_host(value: str) -> str | None:
+    """The lower-cased name of a ``Host`` value (``name``, ``name:port``, ``[v6]``, ``[v6]:port``);
+    None when it is not one (``localhost:evil.com``, an empty name, a port that is not a number)."""
+    value = value.strip().lower()
+    if value.startswith("["):
+        end = value.find("]")
+        name, rest = value[: end + 1], value[end + 1 :]
+    else:
+        name, _, port = value.partition(":")
+        rest = f":{port}" if _ else ""
+    if not name or name == "[]" or (rest and not (rest.startswith(":") and rest[1:].isdigit() and len(rest) <= 6)):
+        return None
+    return name
+
+
+def _host_of_origin(origin: str) -> str | None:
+    scheme, sep, rest = origin.strip().partition("://")
+    if not sep or scheme.lower() not in ("http", "https") or "/" in rest.rstrip("/"):
+        return None
+    return _split_host(rest.rstrip("/").removesuffix(":*"))
+
+
+class _StrictHost:
+    """Refuse a request whose ``Host`` (or ``Origin``, when sent) names another machine, port
+    included: the SDK's ``localhost:*`` allow-list matches by prefix, so ``localhost:evil.com``
+    passed it (eval/reliability_checks/http_guard.py). DNS rebinding protection, done exactly."""
+
+    def __init__(self, app: ASGIApp, names: frozenset[str]) -> None:
+        self.app = app
+        self.names = names
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            headers = dict(scope.get("headers") or ())
+            host = _split_host(headers.get(b"host", b"").decode("latin-1"))
+            origin = headers.get(b"origin")
+            bad = host not in self.names or (origin is not None and _host_of_origin(origin.decode("latin-1")) not in self.names)
+            if bad:
+                what = "Origin" if host in self.names else "Host"
+                response = JSONResponse({"error": f"{what} header not allowed; votr-mcp answers only its own "
+                                                  "address (see --allow-host / --allow-origin)"}, status_code=421 if what == "Host" else 403)
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
 
 
 def _sse_app(server: Server[Any], security: TransportSecuritySettings) -> Starlette:
