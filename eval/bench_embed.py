@@ -1,7 +1,7 @@
-"""MiniLM encode speed per backend and thread count: `python eval/bench_embed.py [--data DIR] [--n N]`.
+"""MiniLM encode speed per thread count: `python eval/bench_embed.py [--data DIR] [--n N] [--threads 1 2]`.
 
-Each (backend, threads) pair runs in its own child process, because ONNX Runtime was measured
-much slower in a process that had loaded a torch model. Prints, per pair: the encode p50/p95 per
+Each thread count runs in its own child process (a fresh interpreter, so one run's memory and
+thread pools do not colour the next). Prints, per count: the first encode (loading the weights), the encode p50/p95 per
 benchmark query of the texts search embeds for it (``Retriever.texts_for``: the query, plus its
 parts when it asks for several things), and the time to encode every dense text of the catalog in
 batches of 64 (what indexing pays with a cold cache), plus the load average before and after.
@@ -22,13 +22,13 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
-def _one(data: Path, n: int, backend: str, threads: int, batch: bool) -> dict[str, float]:
+def _one(data: Path, n: int, threads: int, batch: bool) -> dict[str, float]:
     from votr_mcp.catalog import load_catalog
     from votr_mcp.evaluation.data import load_queries
     from votr_mcp.index import MiniLMEmbedder, dense_texts
     from votr_mcp.retrieval import Retriever
 
-    embedder = MiniLMEmbedder(backend=backend, threads=threads)  # type: ignore[arg-type]
+    embedder = MiniLMEmbedder(threads=threads)
     catalog = load_catalog(data / "tools.jsonl").catalog
     lexical = Retriever.build(catalog)
     queries = [lexical.texts_for(r.query) for r in load_queries(data / "queries.jsonl")][:n]
@@ -56,21 +56,22 @@ def main() -> int:
     parser.add_argument("--n", type=int, default=200, help="queries to time one by one")
     parser.add_argument("--no-batch", action="store_true", help="skip encoding the whole catalog")
     parser.add_argument("--burners", type=int, default=0, help="busy-loop processes to run alongside (simulated load)")
-    parser.add_argument("--child", nargs=2, metavar=("BACKEND", "THREADS"), help=argparse.SUPPRESS)
+    parser.add_argument("--threads", type=int, nargs="+", default=[1, 2], help="thread counts to measure (default: 1 2)")
+    parser.add_argument("--child", type=int, metavar="THREADS", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        print(json.dumps(_one(args.data, args.n, args.child[0], int(args.child[1]), not args.no_batch)))
+        print(json.dumps(_one(args.data, args.n, args.child, not args.no_batch)))
         return 0
     burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(args.burners)]
     try:
         time.sleep(2 if burners else 0)
         print(f"load average before: {os.getloadavg()[0]:.2f}; {args.burners} busy-loop processes alongside")
-        for backend, threads in [("onnx", 1), ("onnx", 2), ("torch", 1), ("torch", 2)]:
-            cmd = [sys.executable, __file__, "--data", str(args.data), "--n", str(args.n), "--child", backend, str(threads)]
+        for threads in args.threads:
+            cmd = [sys.executable, __file__, "--data", str(args.data), "--n", str(args.n), "--child", str(threads)]
             cmd += ["--no-batch"] if args.no_batch else []
             out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
             r = json.loads(out.strip().splitlines()[-1])
-            line = (f"{backend:5} threads={threads}: first encode {r['load_s']:.2f} s; "
+            line = (f"numpy threads={threads}: first encode {r['load_s']:.2f} s; "
                     f"per query p50 {r['p50_ms']:.1f} ms, p95 {r['p95_ms']:.1f} ms")
             if "batch_s" in r:
                 line += f"; {r['texts']} catalog texts in {r['batch_s']:.1f} s"

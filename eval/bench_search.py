@@ -28,9 +28,8 @@ def main() -> int:
     parser.add_argument("--data", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "bench" / "mcpzero")
     parser.add_argument("--n", type=int, default=200, help="queries to time")
     parser.add_argument("--cache-dir", type=Path, default=None, help="embedding cache (default: user cache dir)")
-    parser.add_argument("--backend", choices=["onnx", "torch"], default="onnx", help="MiniLM runtime (default: onnx)")
     parser.add_argument("--threads", type=int, default=None,
-                        help="MiniLM intra-op threads (default: the embedder's own: 2 on ONNX, 1 on torch)")
+                        help="MiniLM batches encoded at once (default: the embedder's own, 2)")
     args = parser.parse_args()
     if not (args.data / "tools.jsonl").is_file():
         print(f"no tools.jsonl under {args.data}; pass --data ../shared/bench/<set>", file=sys.stderr)
@@ -45,7 +44,7 @@ def main() -> int:
 
     catalog = load_catalog(args.data / "tools.jsonl").catalog
     cache = FileEmbeddingCache(args.cache_dir or Path(platformdirs.user_cache_dir("votr-mcp")) / "embeddings")
-    embedder = MiniLMEmbedder(backend=args.backend, threads="auto" if args.threads is None else args.threads)
+    embedder = MiniLMEmbedder(threads="auto" if args.threads is None else args.threads)
     retriever = Retriever.build(catalog, embedder=embedder, cache=cache)
     queries = [r.query for r in load_queries(args.data / "queries.jsonl")][: args.n]
     retriever.search(queries[0])  # load the model and warm caches outside the timings
@@ -59,7 +58,7 @@ def main() -> int:
         retriever.search(q, query_vectors=vectors)
         core.append((time.perf_counter() - t) * 1000)
     print(f"catalog: {len(catalog)} tools, {len(catalog.servers)} servers ({args.data}); load average {os.getloadavg()[0]:.1f}; "
-          f"embedding on {embedder.backend}, {args.threads or 'default'} thread(s)")
+          f"MiniLM in numpy, {args.threads or 'default'} thread(s)")
     print(f"search, query embedded live:     {_percentiles(live)}")
     print(f"search, query vector precomputed: {_percentiles(core)}")
     return 0

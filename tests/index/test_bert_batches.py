@@ -1,6 +1,6 @@
-"""How the ONNX encoder groups texts into padded batches (pure: no model needed)."""
+"""How MiniLM groups texts into padded batches (pure: no model needed)."""
 
-from votr_mcp.index.onnx_embed import PADDING_FILL, length_batches
+from votr_mcp.index.bert import PADDING_FILL, length_batches
 
 
 def test_every_text_is_in_exactly_one_batch_longest_first():

@@ -6,7 +6,7 @@ rows and its own catalog's tool vectors (the softmax runs over the whole catalog
 tool is a negative). The loss of each set is averaged over its rows and the sets are weighed
 equally, so MetaTool's thousands of rows do not decide alone. The optimisation is full-batch
 Adam with a fixed seed: the same rows give the same factors on one machine, to about 1e-4
-elsewhere. torch (already installed for sentence-transformers) is imported only here.
+elsewhere. torch is imported only here, and setup does not install it (``pip install -e ".[torch]"``).
 """
 
 from __future__ import annotations
@@ -76,7 +76,11 @@ def fit_adapter(sets: Sequence[AdapterRows], *, rank: int = 16, l2: float = 0.01
                 source: str = "") -> QueryAdapter:
     """U, V minimising each set's mean softmax cross-entropy of its gold tools (any-of) over its
     catalog, sets weighed equally, plus ``l2``·‖U·V‖²; V starts at zero, so the fit starts at the identity."""
-    import torch
+    try:
+        import torch
+    except ImportError as exc:
+        raise ImportError(f"fitting the query adapter needs torch ({exc}); install a CPU build of torch, "
+                          'then pip install -e ".[torch]"') from exc
 
     sets = [s for s in sets if s.gold]
     if not sets:

