@@ -33,7 +33,7 @@ def test_tools_list_shows_held_tools_and_what_changed(held_store: Path, capsys: 
     code, out, _ = run(capsys, "tools", "list", "--status", "held", "--store", str(held_store), "--json")
     assert code == 0
     assert json.loads(out) == [{"call_name": "filesystem__read_file", "server": "filesystem", "name": "read_file", "status": "held",
-                                "version": 2, "accepted_version": 1, "changed": ["description"]}]
+                                "version": 2, "accepted_version": 1, "changed": ["description"], "reasons": []}]
 
 
 def test_tools_show_prints_a_diff_from_the_accepted_version(held_store: Path, capsys: pytest.CaptureFixture[str]) -> None:

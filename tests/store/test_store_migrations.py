@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from votr_mcp.catalog import Catalog
+from votr_mcp.catalog import Catalog, canonical_definition, canonical_json, content_hash, server_hash
 from votr_mcp.errors import StoreError
 from votr_mcp.store import SCHEMA_VERSION, Store
 from votr_mcp.store.migrations import MIGRATIONS
@@ -28,15 +28,38 @@ def test_a_new_store_is_created_at_the_latest_schema_version(store_file: Path) -
         assert store.conn.execute("PRAGMA journal_mode").fetchall()[0][0] == "wal"
 
 
+def columns(store: Store, table: str) -> set[str]:
+    return {row[1] for row in store.conn.execute(f"PRAGMA table_info({table})")}
+
+
+def write_as_version_3(store: Store, catalog: Catalog) -> None:
+    """The rows the registry of schema version 3 wrote for a first harvest (today's code needs version 4)."""
+    conn, at = store.conn, "2025-01-01T00:00:00+00:00"
+    for server in catalog.servers.values():
+        conn.execute("INSERT INTO servers (name, description, summary, server_hash, first_seen, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
+                     (server.name, server.description, server.summary, server_hash(server), at, at))
+    for tool in catalog:
+        sid = conn.execute("SELECT id FROM servers WHERE name = ?", (tool.server,)).fetchall()[0][0]
+        definition = canonical_json(canonical_definition(tool))
+        conn.execute("INSERT INTO tool_versions (server_id, name, version, content_hash, definition, changed_fields, seen_at) "
+                     "VALUES (?, ?, 1, ?, ?, '[]', ?)", (sid, tool.name, content_hash(tool), definition, at))
+        vid = conn.last_insert_rowid()
+        conn.execute("INSERT INTO tools (server_id, name, content_hash, definition, current_version_id, accepted_version_id, status, "
+                     "updated_at) VALUES (?, ?, ?, ?, ?, ?, 'active', ?)", (sid, tool.name, content_hash(tool), definition, vid, vid, at))
+
+
 def test_a_store_of_the_previous_version_is_upgraded_and_keeps_its_data(store_file: Path, catalog: Catalog) -> None:
     with Store.open(store_file, upto=SCHEMA_VERSION - 1) as old:
-        assert "selection_events" not in tables(old)
-        old.registry.sync(catalog)
+        assert "hold_reasons" not in columns(old, "tools")
+        write_as_version_3(old, catalog)
         old.vectors.put_many("model-x", {"abc": np.ones(4, dtype=np.float32) / 2})
     with Store.open(store_file) as store:
-        assert "selection_events" in tables(store)
+        assert "hold_reasons" in columns(store, "tools")
         assert [n for (n,) in store.conn.execute("SELECT max(number) FROM migrations")] == [SCHEMA_VERSION]
         assert [t.key for t in store.registry.catalog()] == [t.key for t in catalog]
+        assert {(r.status, r.reasons) for r in store.registry.records()} == {("active", ())}
+        report = store.registry.sync(catalog)  # the same harvest again: nothing new, changed or held
+        assert (report.new, report.changed, report.held) == (0, 0, 0)
         assert store.vectors.get_many("model-x", ["abc"])["abc"].tolist() == [0.5] * 4
 
 

@@ -1,7 +1,7 @@
 """``votr-mcp tools``: review the registry and decide on changed tools (rug-pull control).
 
     votr-mcp tools list [--status active|held|removed] [--json]
-    votr-mcp tools show NAME [--json]          definition; for a held tool, a diff from the accepted version
+    votr-mcp tools show NAME [--json]          definition; for a held tool, why, and a diff from the accepted version
     votr-mcp tools history NAME [--json]       every version, the fields that changed, and each decision
     votr-mcp tools accept NAME [--version N]   trust the version upstream serves now (or version N)
     votr-mcp tools rollback NAME VERSION       make an older version the accepted one
@@ -27,8 +27,9 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "tools",
         help="list, inspect, accept or roll back tools in the store (change control)",
-        description="Tools whose definition changed after they were accepted are held back (not searchable, not "
-        "callable) until accepted here. NAME is a call name (server__tool), server/tool, or a unique tool name.",
+        description="Tools whose definition changed after they were accepted, tools added after their server's first "
+        "harvest, and tools whose metadata looks poisoned are held back (not searchable, not callable) until accepted "
+        "here. NAME is a call name (server__tool), server/tool, or a unique tool name.",
     )
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     listing = actions.add_parser("list", help="tools with their status and versions")
@@ -67,11 +68,13 @@ def _list(store: Any, args: argparse.Namespace) -> int:
     names = call_names(r.key for r in store.registry.records())
     if args.json:
         print(json.dumps([{"call_name": names[r.key], "server": r.server, "name": r.name, "status": r.status,
-                           "version": r.version, "accepted_version": r.accepted_version, "changed": list(r.changed)}
+                           "version": r.version, "accepted_version": r.accepted_version, "changed": list(r.changed),
+                           "reasons": list(r.reasons)}
                           for r in records]))
         return 0
     for r in records:
         note = f"  changed: {', '.join(r.changed)}" if r.changed else ""
+        note += f"  held because: {'; '.join(r.reasons)}" if r.reasons else ""
         print(f"{r.status:8} v{r.version:<3} {names[r.key]}{note}")
     counts = {s: sum(r.status == s for r in records) for s in ("active", "held", "removed")}
     print(f"{len(records)} tools: " + ", ".join(f"{n} {s}" for s, n in counts.items()), file=sys.stderr)
@@ -86,10 +89,12 @@ def _show(store: Any, args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"server": record.server, "name": record.name, "status": record.status, "version": record.version,
                           "accepted_version": record.accepted_version, "changed": list(record.changed),
-                          "definition": current, "accepted_definition": accepted}))
+                          "reasons": list(record.reasons), "definition": current, "accepted_definition": accepted}))
         return 0
     print(f"{record.server}/{record.name}: {record.status}, version {record.version} "
           f"(accepted: {record.accepted_version or 'none'})")
+    for reason in record.reasons:
+        print(f"held because: {reason}")
     if accepted is not None and record.accepted_version != record.version:
         print(f"changed fields: {', '.join(record.changed) or 'none'}")
         print(_diff(accepted, current, f"accepted v{record.accepted_version}", f"upstream v{record.version}"))

@@ -11,7 +11,9 @@ Schema (after all migrations)::
     tool_versions     immutable history: every definition a tool ever had, with the fields
                       that changed from the previous version (triggers forbid UPDATE/DELETE)
     tools             one row per (server, tool): the definition upstream serves now, its
-                      content hash, the accepted version, status 'active' | 'held' | 'removed'
+                      content hash, the accepted version, status 'active' | 'held' | 'removed',
+                      and why a held tool is held beyond a changed definition (hold_reasons:
+                      a JSON list, e.g. added after its server's first harvest, poisoning)
     tool_decisions    audit trail: trusted on first use, auto-accepted, held, accepted, ...
     embeddings        vectors keyed by (content hash, model id), float32 blobs
     vector_tables     one sqlite-vec vec0 table per model (dimension is fixed per table)
@@ -140,7 +142,11 @@ def m003_runs_and_events(conn: Connection) -> None:
     )
 
 
-MIGRATIONS: tuple[Callable[[Connection], None], ...] = (m001_registry, m002_embeddings, m003_runs_and_events)
+def m004_hold_reasons(conn: Connection) -> None:
+    conn.execute("ALTER TABLE tools ADD COLUMN hold_reasons TEXT NOT NULL DEFAULT '[]'")
+
+
+MIGRATIONS: tuple[Callable[[Connection], None], ...] = (m001_registry, m002_embeddings, m003_runs_and_events, m004_hold_reasons)
 LATEST = len(MIGRATIONS)
 
 

@@ -33,6 +33,7 @@ class ToolRecord:
     content_hash: str
     changed: tuple[str, ...]  # fields that differ from the accepted version ('held' only)
     tool: Tool
+    reasons: tuple[str, ...] = ()  # why it is held besides ``changed``: added late, poisoning ('held' only)
 
     @property
     def key(self) -> ToolKey:
@@ -61,6 +62,7 @@ class SyncReport:
     auto_accepted: int
     removed: int
     restored: int
+    flagged: int = 0  # held (or kept held) because their metadata looks poisoned
 
     def as_dict(self) -> dict[str, int]:
         return {f: getattr(self, f) for f in self.__dataclass_fields__}
@@ -68,14 +70,14 @@ class SyncReport:
 
 RECORD_SQL = (
     "SELECT s.name, s.description, s.summary, t.name, t.status, cv.version, av.version, t.content_hash, "
-    "t.definition, t.extra, av.definition FROM tools t JOIN servers s ON s.id = t.server_id "
+    "t.definition, t.extra, av.definition, t.hold_reasons FROM tools t JOIN servers s ON s.id = t.server_id "
     "JOIN tool_versions cv ON cv.id = t.current_version_id LEFT JOIN tool_versions av ON av.id = t.accepted_version_id"
 )
 
 
 def record_of(row: tuple[Any, ...]) -> ToolRecord:
     """A ToolRecord from one row of :data:`RECORD_SQL`."""
-    server, s_desc, s_summary, name, status, version, accepted, digest, definition, extra, accepted_def = row
+    server, s_desc, s_summary, name, status, version, accepted, digest, definition, extra, accepted_def, reasons = row
     current = json.loads(definition)
     changed = tuple(changed_fields(json.loads(accepted_def), current)) if status == "held" and accepted_def else ()
     tool = Tool(
@@ -84,4 +86,5 @@ def record_of(row: tuple[Any, ...]) -> ToolRecord:
         output_schema=current.get("output_schema"), annotations=current.get("annotations"),
         examples=tuple(current.get("examples") or ()), extra=json.loads(extra),
     )
-    return ToolRecord(server, name, status, int(version), None if accepted is None else int(accepted), digest, changed, tool)
+    held = tuple(json.loads(reasons)) if status == "held" else ()
+    return ToolRecord(server, name, status, int(version), None if accepted is None else int(accepted), digest, changed, tool, held)

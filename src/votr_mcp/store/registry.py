@@ -1,7 +1,9 @@
 """The persistent tool registry: servers, tools, their immutable history, and change control.
 
-Change control (rug-pull protection). The first definition seen of a tool is trusted on
-first use and becomes its *accepted* version. When a later harvest brings a different
+Change control (rug-pull protection). Trust on first use covers a server's first harvest:
+each tool in it becomes its own *accepted* version. A tool that appears in a later harvest of
+a known server is a change like any other (a rug pull can add a tool as easily as rewrite
+one), so it is recorded and **withheld** until accepted. When a later harvest brings a different
 definition (description, title, input or output schema, annotations, examples), a new
 version is recorded and the tool is **withheld** - excluded from search and refused by
 call_tool - until a person accepts it (``votr-mcp tools accept NAME``) or its server is
@@ -11,6 +13,13 @@ tool would hide exactly the change we are guarding against. If the upstream reve
 accepted definition, the tool serves again without any action. ``rollback NAME VERSION``
 makes an older version the accepted one (undoing a mistaken acceptance); the tool then
 serves only while its upstream serves that version.
+
+Tool poisoning. A tool whose metadata reads like orders to the agent or hides text
+(:func:`votr_mcp.catalog.safety.injection_reasons`) is withheld the same way, whenever it
+is recorded: in a server's first harvest, when it is added later, and when it changes, even
+on a ``trust: auto`` server (auto accepts routine changes, not a change that looks like an
+attack). Why a tool is held is stored with it (``ToolRecord.reasons``) and shown by
+``votr-mcp tools show``; accepting it clears that.
 
 All writes go through :func:`votr_mcp.store._sqlite.write` (one ``BEGIN IMMEDIATE``
 transaction each), so a crash leaves either the old or the new state, never a mix.
@@ -24,14 +33,17 @@ from datetime import datetime, timezone
 from typing import Any
 
 from votr_mcp.catalog import Catalog, Tool, ToolKey, call_names, canonical_definition, canonical_json, content_hash, server_hash
+from votr_mcp.catalog.safety import HIDDEN, INJECTION, injection_reasons, visible
 from votr_mcp.errors import StoreError
 from votr_mcp.store import _sqlite
 from votr_mcp.store._sqlite import Connection
 from votr_mcp.store.records import RECORD_SQL, SyncReport, ToolRecord, VersionRecord, changed_fields, record_of
 
-__all__ = ["Registry", "TRUST_POLICIES"]
+__all__ = ["ADDED", "NOT_ACCEPTED", "Registry", "TRUST_POLICIES"]
 
 TRUST_POLICIES = ("manual", "auto")
+ADDED = "added after its server's first harvest"
+NOT_ACCEPTED = "never accepted"
 
 
 def _now() -> str:
@@ -58,16 +70,18 @@ class Registry:
     ) -> SyncReport:
         """Record a harvest in one transaction.
 
-        New tools are trusted on first use; changed ones are held back (or auto-accepted when
-        their server's trust is 'auto'); tools missing from a harvested server are marked
+        Tools of a server's first harvest are trusted on first use; tools added to a known
+        server and changed ones are held back (or auto-accepted when their server's trust is
+        'auto'); tools whose metadata looks poisoned are held back in every case; tools missing from a harvested server are marked
         removed (a server that lists no tool at all is not in ``catalog`` and is left alone).
         ``trust`` sets the policy of the harvested servers ('manual' | 'auto', one for all or
         per server name); None keeps each server's stored policy ('manual' when new).
         ``prune_servers`` also removes every server absent from ``catalog`` (a full catalog
         file); leave it off for a partial harvest (e.g. one failed upstream)."""
-        counts = dict.fromkeys(("new", "changed", "held", "auto_accepted", "removed", "restored"), 0)
+        counts = dict.fromkeys(("new", "changed", "held", "auto_accepted", "removed", "restored", "flagged"), 0)
         now = _now()
         with _sqlite.guard("recording a harvest"), _sqlite.write(self.conn):
+            known = {str(n) for n, in self.conn.execute("SELECT name FROM servers").fetchall()}
             server_ids = {name: self._upsert_server(server.name, server.description, server.summary,
                                                     server_hash(server), _trust_of(trust, name), now)
                           for name, server in catalog.servers.items()}
@@ -77,14 +91,12 @@ class Registry:
                 sid = server_ids[tool.server]
                 row = existing.get((sid, tool.name))
                 if row is None:
-                    self._insert_tool(sid, tool, now)
-                    counts["new"] += 1
-                    continue
-                seen.add(row["id"])
-                outcome = self._update_tool(row, tool, now)
-                if outcome:
-                    for name in outcome:
-                        counts[name] += 1
+                    outcome = self._insert_tool(sid, tool, now, added=tool.server in known)
+                else:
+                    seen.add(row["id"])
+                    outcome = self._update_tool(row, tool, now)
+                for name in outcome:
+                    counts[name] += 1
             if remove_missing:
                 for row in existing.values():
                     if row["id"] not in seen and row["status"] != "removed":
@@ -157,13 +169,12 @@ class Registry:
         if record.status == "held":
             names = self._call_name(record.key)
             return (
-                f"tool '{record.name}' of server '{record.server}' is held back: its definition changed "
-                f"({', '.join(record.changed) or 'definition'}) since it was accepted, which can be a rug pull. "
+                f"tool '{visible(record.name)}' of server '{record.server}' is held back: {_why_held(record.changed, record.reasons)}. "
                 f"Ask the user to review it with `votr-mcp tools show {names}` and accept it with "
                 f"`votr-mcp tools accept {names}`; until then use another tool."
             )
         if record.status == "removed":
-            return f"tool '{record.name}' of server '{record.server}' is no longer offered by its server; call search_tools for another"
+            return f"tool '{visible(record.name)}' of server '{record.server}' is no longer offered by its server; call search_tools for another"
         return None
 
     def _call_name(self, key: ToolKey) -> str:
@@ -234,9 +245,9 @@ class Registry:
         marks = ",".join("?" * len(ids))
         rows = self.conn.execute(
             "SELECT t.id, t.server_id, t.name, t.content_hash, t.status, t.definition, t.extra, "
-            "cv.version, av.content_hash FROM tools t JOIN tool_versions cv ON cv.id = t.current_version_id "
+            "cv.version, av.content_hash, t.hold_reasons FROM tools t JOIN tool_versions cv ON cv.id = t.current_version_id "
             f"LEFT JOIN tool_versions av ON av.id = t.accepted_version_id WHERE t.server_id IN ({marks})", ids).fetchall()
-        keys = ("id", "server_id", "name", "content_hash", "status", "definition", "extra", "version", "accepted_hash")
+        keys = ("id", "server_id", "name", "content_hash", "status", "definition", "extra", "version", "accepted_hash", "hold_reasons")
         return {(r[1], r[2]): dict(zip(keys, r)) for r in rows}
 
     def _add_version(self, sid: int, name: str, version: int, digest: str, definition: str, changed: list[str], now: str) -> int:
@@ -245,15 +256,27 @@ class Registry:
             "VALUES (?, ?, ?, ?, ?, ?, ?)", (sid, name, version, digest, definition, json.dumps(changed), now))
         return int(self.conn.last_insert_rowid())
 
-    def _insert_tool(self, sid: int, tool: Tool, now: str) -> None:
+    def _insert_tool(self, sid: int, tool: Tool, now: str, *, added: bool) -> list[str]:
+        """Record a tool seen for the first time; ``added``: its server had been harvested before."""
         definition = canonical_json(canonical_definition(tool))
         digest = content_hash(tool)
         vid = self._add_version(sid, tool.name, 1, digest, definition, [], now)
+        poisoned = injection_reasons(tool)
+        reasons = [ADDED, *poisoned] if added else poisoned
+        if reasons == [ADDED] and self._server_trust(sid) == "auto":
+            status, accepted, action, note = "active", vid, "auto_accepted", f"{ADDED}; server trust is auto"
+        elif reasons:
+            status, accepted, action, note = "held", None, "held", "; ".join(reasons)
+        else:
+            status, accepted, action, note = "active", vid, "trusted_on_first_use", ""
         self.conn.execute(
             "INSERT INTO tools (server_id, name, content_hash, definition, extra, current_version_id, "
-            "accepted_version_id, status, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'active', ?)",
-            (sid, tool.name, digest, definition, _extra_json(tool), vid, vid, now))
-        self._decide(int(self.conn.last_insert_rowid()), vid, "trusted_on_first_use", now)
+            "accepted_version_id, status, updated_at, hold_reasons) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (sid, tool.name, digest, definition, _extra_json(tool), vid, accepted, status, now,
+             json.dumps(reasons if status == "held" else [])))
+        self._decide(int(self.conn.last_insert_rowid()), vid, action, now, note)
+        return ["new", *(["held"] if status == "held" else []), *(["auto_accepted"] if action == "auto_accepted" else []),
+                *(["flagged"] if poisoned else [])]
 
     def _update_tool(self, row: dict[str, Any], tool: Tool, now: str) -> list[str]:
         digest = content_hash(tool)
@@ -281,22 +304,32 @@ class Registry:
         self.conn.execute(
             "UPDATE tools SET content_hash = ?, definition = ?, extra = ?, current_version_id = ?, updated_at = ? WHERE id = ?",
             (digest, definition, extra, vid, now, row["id"]))
+        poisoned = injection_reasons(tool)
+        if poisoned:
+            outcome.append("flagged")
         if digest == row["accepted_hash"]:
-            self._set_status(row["id"], "active", vid, now, "upstream serves the accepted version")
-        elif self._server_trust(row["server_id"]) == "auto":
+            self._set_status(row["id"], "active", vid, now, "upstream serves the accepted version", reasons=[])
+        elif self._server_trust(row["server_id"]) == "auto" and not poisoned:
             self.conn.execute("UPDATE tools SET accepted_version_id = ? WHERE id = ?", (vid, row["id"]))
-            self._set_status(row["id"], "active", vid, now, "server trust is auto", action="auto_accepted")
+            self._set_status(row["id"], "active", vid, now, "server trust is auto", action="auto_accepted", reasons=[])
             outcome.append("auto_accepted")
         else:
-            self._set_status(row["id"], "held", vid, now, "definition changed since it was accepted")
+            # A tool never accepted stays held for the reason it was held at first (e.g. added late).
+            first = [] if row["accepted_hash"] else [ADDED if ADDED in json.loads(row["hold_reasons"]) else NOT_ACCEPTED]
+            reasons = [*first, *poisoned]
+            note = "; ".join(["definition changed since it was accepted" if row["accepted_hash"] else "definition changed", *reasons])
+            self._set_status(row["id"], "held", vid, now, note, reasons=reasons)
             outcome.append("held")
         return outcome
 
     def _server_trust(self, sid: int) -> str:
         return str(self.conn.execute("SELECT trust FROM servers WHERE id = ?", (sid,)).fetchall()[0][0])
 
-    def _set_status(self, tool_id: int, status: str, vid: int | None, now: str, note: str, *, action: str | None = None) -> None:
-        self.conn.execute("UPDATE tools SET status = ?, updated_at = ? WHERE id = ?", (status, now, tool_id))
+    def _set_status(self, tool_id: int, status: str, vid: int | None, now: str, note: str, *, action: str | None = None,
+                    reasons: list[str] | None = None) -> None:
+        """Set a tool's status; ``reasons`` replaces its hold reasons (None keeps them)."""
+        self.conn.execute("UPDATE tools SET status = ?, updated_at = ?, hold_reasons = coalesce(?, hold_reasons) WHERE id = ?",
+                          (status, now, None if reasons is None else json.dumps(reasons), tool_id))
         self._decide(tool_id, vid, action or status, now, note)
 
     def _decide(self, tool_id: int, vid: int | None, action: str, now: str, note: str = "") -> None:
@@ -327,10 +360,28 @@ class Registry:
             vid, digest, tid, current, status = found[0]
             self.conn.execute("UPDATE tools SET accepted_version_id = ? WHERE id = ?", (vid, tid))
             if status != "removed":
-                self.conn.execute("UPDATE tools SET status = ? WHERE id = ?", ("active" if digest == current else "held", tid))
+                serves = digest == current
+                self.conn.execute("UPDATE tools SET status = ?, hold_reasons = CASE WHEN ? THEN '[]' ELSE hold_reasons END "
+                                  "WHERE id = ?", ("active" if serves else "held", serves, tid))
             self._decide(tid, vid, action, now)
         self.generation += 1
         return self.find(f"{record.server}/{record.name}")
+
+
+def _why_held(changed: Iterable[str], reasons: Iterable[str]) -> str:
+    """Why a tool is held, for the agent: our own words only, never the tool's text."""
+    changed, reasons = list(changed), list(reasons)
+    why = []
+    if changed:
+        why.append(f"its definition changed ({', '.join(changed)}) since it was accepted, which can be a rug pull")
+    if ADDED in reasons:
+        why.append("it appeared after its server's first harvest, and a tool added later is reviewed like a changed one")
+    elif NOT_ACCEPTED in reasons:
+        why.append("it was never accepted")
+    kinds = sorted({r.split(" in ", 1)[0] for r in reasons if r.startswith((INJECTION, HIDDEN))})
+    if kinds:
+        why.append(f"its metadata looks like tool poisoning ({'; '.join(kinds)})")
+    return "; ".join(why) or "its definition changed since it was accepted, which can be a rug pull"
 
 
 def _extra_json(tool: Tool) -> str:
