@@ -37,9 +37,6 @@ from votr_mcp.server.transports import HttpOptions, serve_http, serve_stdio
 
 __all__ = ["ServeOptions", "serve", "build_searcher", "registry_setup_hints"]
 
-DENSE_DELAY = 1.0
-"""Seconds after the lexical index is ready before the model loads, unless a search came first."""
-
 log = logging.getLogger(__name__)
 
 
@@ -342,11 +339,9 @@ async def _stop_on_signals(scope: anyio.CancelScope) -> None:
 async def _load_dense(hub: Hub) -> None:
     # The model loads outside the index lock, so the first (lexical) index of the harvest is
     # never stuck behind it; only attaching it (embedding what the cache lacks) takes the lock.
-    # Importing torch holds the GIL for seconds: start only once the lexical index serves and
-    # the first search has been answered (or a moment passed), so the first answer is fast.
+    # The models are numpy (no torch import holding the GIL): loading takes a fraction of a
+    # second, so it starts as soon as the lexical index serves.
     await hub.ready.wait()
-    with anyio.move_on_after(DENSE_DELAY):
-        await hub.answered.wait()
     try:
         embedder = await anyio.to_thread.run_sync(load_embedder)
         await hub.index.update(lambda snap: (snap.catalog, _with_embedder(snap.searcher, embedder)))
