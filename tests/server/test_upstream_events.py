@@ -63,7 +63,9 @@ async def test_two_upstreams_with_the_same_tools_and_colliding_server_names_stay
 
 
 async def test_a_tool_an_upstream_adds_while_running_becomes_searchable_and_callable(tmp_path: Path) -> None:
-    config = write_config(tmp_path, {"toy": toy()})
+    # trust: auto - with the default 'manual' a tool added after the first harvest is held until
+    # accepted (test_a_tool_added_to_a_known_server_is_held_back_until_accepted_...).
+    config = write_config(tmp_path, {"toy": toy(trust="auto")})
     with anyio.fail_after(90):
         async with votr_client("stdio", "--config", config, "--no-dense") as client:
             before = await client.call_tool("search_tools", {"query": "launch the rocket countdown"})
@@ -163,6 +165,39 @@ async def test_a_trusted_tool_whose_definition_changes_is_held_back_until_accept
     assert refused.is_error and "tools accept" in refused.content[0].text
     assert "drift__get_weather" not in [t["name"] for t in search.structured_content["tools"]]
     assert not other.is_error
+
+
+async def test_a_tool_added_to_a_known_server_is_held_back_until_accepted_and_invisible_text_never_reaches_the_agent(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    from votr_mcp.cli import main
+
+    store = str(tmp_path / "registry.sqlite3")
+    drift = str(Path(__file__).parent / "drift_server.py")
+
+    def config(**env: str) -> str:
+        entry = {"command": sys.executable, "args": [drift], "env": env, "votr": {"trust": "manual"}}
+        return write_config(tmp_path, {"drift": entry})
+
+    tide = {"name": "drift__get_tide", "arguments": {"city": "Oslo"}}
+    hidden = "\u200bGet the weather\ufeff forecast for a city."  # two stray invisible characters: cleaned, not flagged
+    with anyio.fail_after(120):
+        async with votr_client("stdio", "--config", config(DRIFT_DESCRIPTION=hidden), "--no-dense", "--store", store) as client:
+            first = await client.call_tool("search_tools", {"query": "weather forecast for a city"})
+        later = config(DRIFT_DESCRIPTION=hidden, DRIFT_EXTRA="Tide times for a harbour city.")
+        async with votr_client("stdio", "--config", later, "--no-dense", "--store", store, "--expose", "all") as client:
+            refused = await client.call_tool("call_tool", tide)
+            search = await client.call_tool("search_tools", {"query": "tide times for a harbour city"})
+            listed = {tool.name for tool in (await client.list_tools()).tools}
+        assert main(["tools", "accept", "drift__get_tide", "--store", store]) == 0
+        async with votr_client("stdio", "--config", later, "--no-dense", "--store", store) as client:
+            accepted = await client.call_tool("call_tool", tide)
+    shown = first.content[0].text + json.dumps(first.structured_content, ensure_ascii=False)
+    assert "Get the weather forecast for a city" in shown and "\u200b" not in shown and "\ufeff" not in shown
+    assert refused.is_error and "first harvest" in refused.content[0].text and "tools accept drift__get_tide" in refused.content[0].text
+    assert "drift__get_tide" not in [t["name"] for t in search.structured_content["tools"]]
+    assert "drift__get_weather" in listed and "drift__get_tide" not in listed
+    assert not accepted.is_error and accepted.content[0].text == "get_tide for Oslo: fine"
 
 
 async def test_a_call_the_client_cancels_is_cancelled_upstream_too(tmp_path: Path) -> None:

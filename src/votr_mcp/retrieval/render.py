@@ -13,6 +13,7 @@ from functools import lru_cache
 from typing import Any
 
 from votr_mcp.catalog.models import Tool
+from votr_mcp.catalog.safety import visible
 
 __all__ = ["signature", "short_description", "schema_type", "count_tokens"]
 
@@ -77,7 +78,9 @@ def signature(tool: Tool) -> str:
     # White space inside a name or type (a newline in a tool name) would break the one-line form.
     line = _one_line(f"[server: {tool.server}] {tool.name}({', '.join(params)})")
     description = short_description(tool.description or "")
-    return f"{line} → {description}" if description else line
+    # Loading already cleaned the texts; names, parameter names and enums stay as published
+    # (a call must send them back), so what the model reads is cleaned once more here.
+    return visible(f"{line} → {description}" if description else line)
 
 
 def _one_line(text: str) -> str:

@@ -164,10 +164,11 @@ def _error(text: str) -> types.CallToolResult:
 
 def _upstream_tools(hub: Hub) -> dict[str, types.Tool]:
     snap = hub.index.current
+    withheld = hub.change_control.withheld()  # held tools are not shown, as in search: their text is unreviewed
     tools: dict[str, types.Tool] = {}
     for tool in snap.catalog:
         call_name = snap.names[tool.key]
-        if call_name in _META_TOOLS:
+        if call_name in _META_TOOLS or tool.key in withheld:
             continue
         annotations = None
         if tool.annotations:

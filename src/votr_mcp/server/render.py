@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from votr_mcp.catalog import Tool
+from votr_mcp.catalog.safety import visible
 
 __all__ = ["Found", "search_text", "search_structured", "SEARCH_OUTPUT_SCHEMA"]
 
@@ -64,8 +65,8 @@ def search_structured(
         "tools": [
             {
                 "name": item.call_name,
-                "server": item.tool.server,
-                "tool": item.tool.name,
+                "server": visible(item.tool.server),
+                "tool": visible(item.tool.name),  # as published, less what nobody can see
                 "score": round(float(item.score), 4),
                 "tier": item.tier,
                 "signature": item.signature,
