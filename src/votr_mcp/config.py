@@ -22,7 +22,8 @@ votr's own per-server settings live under ``"votr"`` (``timeout``, ``startup_tim
 ``disabled``, ``trust``, ``pinned``, ``polling``, ``loop_hints``); ``timeout`` and
 ``disabled`` are also read at the top of an entry, where other clients (Cline, Roo) put
 them. ``trust`` defaults to ``"manual"``: a tool whose definition changes after it was
-indexed is held back until accepted; ``"auto"`` is the per-server opt-out.
+indexed, or that the server adds after its first harvest, is held back until accepted;
+``"auto"`` is the per-server opt-out (not for tools that look poisoned).
 
 A bad entry becomes a :class:`ConfigProblem` naming the entry and the field, and is left
 out; the other entries still load. Unknown fields are reported as warnings and ignored.

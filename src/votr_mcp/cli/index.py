@@ -44,7 +44,8 @@ def register(subparsers: Any) -> None:
         help="load a catalog (or harvest the configured servers) into the store, embedding only what changed",
         description="Record every tool of a catalog file/folder or of the upstream servers in an mcpServers config in "
         "the SQLite store. Unchanged tools are never re-embedded; a tool whose definition changed since it was "
-        "accepted is held back until `votr-mcp tools accept NAME` (or its server has trust: auto).",
+        "accepted, or that a known server added, is held back until `votr-mcp tools accept NAME` (or its server "
+        "has trust: auto); so is a tool whose metadata looks poisoned, whatever the trust.",
     )
     source = parser.add_mutually_exclusive_group()
     source.add_argument("--catalog", type=Path, metavar="PATH", help="tools.jsonl, a captured tools/list JSON file, or a folder "
@@ -89,8 +90,8 @@ def run(args: argparse.Namespace) -> int:
              report.tools, path, report.embedded, report.sync.new, report.sync.changed, report.sync.held,
              report.sync.removed, report.seconds)
     if held:
-        log.warning("%d tools are held back after their definition changed; review with `votr-mcp tools list --status held`",
-                    len(held))
+        log.warning("%d tools are held back (changed, added to a known server, or looking poisoned: %d flagged in this run); "
+                    "review with `votr-mcp tools list --status held`", len(held), report.sync.flagged)
     if args.json:
         print(json.dumps(figures))
     return 0
