@@ -77,3 +77,14 @@ def test_pieces_that_name_no_action_stay_with_their_need():
 ])
 def test_request_object_is_what_the_leading_verb_acts_on(text, words):
     assert request_object(text) == words
+
+
+@pytest.mark.parametrize("pasted", ["1" * 4000, "ab1-" * 1000, "a" * 8000, "x.y" * 1500])
+def test_long_unbroken_text_is_read_in_time_proportional_to_its_length(pasted):
+    import time
+
+    started = time.perf_counter()
+    query_bulk(f"read {pasted} and a.txt, b.txt")
+    named_tools(f"call git_log on {pasted}", {"git_log": [0]})
+    assert time.perf_counter() - started < 0.5  # cubic backtracking took seconds at 800 digits, hours at 4,000
+    assert query_bulk(f"read {pasted} and a.txt, b.txt") == 1 and named_tools(f"call git_log on {pasted}", {"git_log": [0]}) == [0]

@@ -223,3 +223,11 @@ def test_swapped_tools_keep_the_example_requests_a_rebuild_would_have(small_cata
 
     assert by_tool(swapped) == by_tool(rebuilt)
     assert len(by_tool(swapped)[new.key]) == 2 and ("calendar", "create_event") not in by_tool(swapped)
+
+
+def test_a_query_longer_than_the_limit_is_refused_saying_how_long_it_may_be(retriever):
+    from votr_mcp.retrieval.pipeline import MAX_QUERY_CHARS
+
+    with pytest.raises(RetrievalError, match=f"at most {MAX_QUERY_CHARS:,}"):
+        retriever.search("read the file " + "x" * MAX_QUERY_CHARS)
+    assert retriever.search("read the file " + "7" * 4000).ranked_keys  # long, under the limit: answered

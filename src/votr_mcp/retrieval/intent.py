@@ -7,10 +7,11 @@ import re
 
 from votr_mcp.index.tokenize import STOPWORDS, stem, words_of
 
-__all__ = ["ACTIONS", "ACTION_OF", "action_word", "request_action", "text_actions", "is_identifier", "named_tools", "pair_bulk", "query_bulk", "request_object", "split_needs",
+__all__ = ["ACTIONS", "ACTION_OF", "MAX_WORD_CHARS", "action_word", "bounded", "request_action", "text_actions", "is_identifier", "named_tools", "pair_bulk", "query_bulk", "request_object", "split_needs",
            "words_of"]
 
 _BULK_TOOL = frozenset({"all", "batch", "bulk", "many", "multiple", "multi"})
+MAX_WORD_CHARS = 96  # longer unbroken runs (pasted hashes, base64, minified text) carry no intent cue
 _WORD = re.compile(r"[a-z0-9]+")
 
 # What a verb asks for: read by the need splitter (a need names an action) and by the rerank
@@ -132,9 +133,23 @@ _FILE = re.compile(r"[\w-]+\.[a-z][a-z0-9]{0,4}\b", re.IGNORECASE)
 _SINGLE_CUES = re.compile(r"\b(?:a|an|one|single|this|that|specific|particular|just the)\b", re.IGNORECASE)
 
 
+_LONG_RUN = re.compile(r"\S{%d,}" % (MAX_WORD_CHARS + 1))
+
+
+def bounded(text: str) -> str:
+    """``text`` with every run of non-space characters longer than :data:`MAX_WORD_CHARS` dropped.
+
+    The item, file and identifier patterns here backtrack within one unbroken run of characters,
+    so their time grows with its length cubed: 800 pasted digits took 2 s of a search, 4,000 did
+    not end (eval/reliability_checks/http_fuzz.py). No name, file or count that these read is that
+    long; dropping such runs first keeps every pattern's time proportional to the text's length."""
+    return _LONG_RUN.sub(" ", text) if len(text) > MAX_WORD_CHARS else text
+
+
 def query_bulk(query: str) -> int:
     """+1 when the request asks for many things at once ("delete all", "these 40 messages in one go",
     "read a.txt and b.txt"), −1 when it names one ("delete this file"), 0 when it does not say."""
+    query = bounded(query)
     if _BULK_CUES.search(query) or _LISTED.search(query):
         return 1
     counted = _COUNTED.search(query)
@@ -183,7 +198,7 @@ def named_tools(query: str, names: dict[str, list[int]]) -> list[int]:
     """Catalog positions of tools the request names exactly as identifiers (``git_log``,
     ``browser_take_screenshot``, ``github__create_issue``), by the lower-cased names in ``names``."""
     found: list[int] = []
-    for token in _IDENTIFIER.findall(query):
+    for token in _IDENTIFIER.findall(bounded(query)):
         for variant in (token.lower(), token.lower().split("__", 1)[-1]):
             for i in names.get(variant, ()):
                 if i not in found:

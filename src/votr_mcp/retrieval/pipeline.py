@@ -41,9 +41,13 @@ from votr_mcp.retrieval.rerank import GROUPS, QueryView, RerankModel, head_featu
 from votr_mcp.retrieval.intent import split_needs
 from votr_mcp.retrieval.result import SearchResult
 
-__all__ = ["Retriever", "Exclude"]
+__all__ = ["MAX_QUERY_CHARS", "Retriever", "Exclude"]
 
 log = logging.getLogger(__name__)
+
+MAX_QUERY_CHARS = 8_000
+"""Longest query searched: a whole task of several steps fits many times over; beyond it the text
+is a pasted document, whose words would only blur what is asked."""
 
 Exclude = Collection[ToolKey] | NDArray[np.bool_]
 """Tools a search must not return: keys, or a boolean mask over catalog positions."""
@@ -237,6 +241,9 @@ class Retriever:
         (see :meth:`texts_for`); texts missing from it are embedded in one call."""
         if not isinstance(query, str) or not query.strip():
             raise RetrievalError("the query is empty; describe the action you need, e.g. 'list open pull requests'")
+        if len(query) > MAX_QUERY_CHARS:
+            raise RetrievalError(f"the query is {len(query):,} characters long; describe what you need in at most "
+                                 f"{MAX_QUERY_CHARS:,} (the tools' arguments go to call_tool, not here)")
         if max_results is not None and max_results < 1:
             raise RetrievalError(f"max_results must be at least 1, got {max_results}")
         cfg = self.config
