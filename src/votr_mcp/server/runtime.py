@@ -277,6 +277,11 @@ async def _prepare_upstreams(options: ServeOptions, stack: AsyncExitStack, sessi
         if store is not None and len(catalog):
             report = await anyio.to_thread.run_sync(lambda: store.registry.sync(catalog, trust=trust))
             log.info("registry: %s", report.as_dict())
+            if report.held or report.flagged:
+                from votr_mcp.store.holds import held_notes
+
+                for note in await anyio.to_thread.run_sync(lambda: held_notes(store.registry)):
+                    log.warning("%s", note)
 
     async def on_tools(server: str, tools: Sequence[Tool]) -> None:
         # Before the first full index the start-up path below picks these up anyway.
