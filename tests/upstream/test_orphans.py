@@ -15,14 +15,14 @@ from votr_mcp.upstream import _reaper
 REAPER = Path(_reaper.__file__)
 
 
-# SIGTERM with stdin left open is not here: votr-mcp serve (stdio) does not exit then until stdin
-# closes (eval/reliability_checks/orphans.py measures it).
+# "term": SIGTERM with the client's stdin still open (and stdout not a pipe: /dev/null here).
 @pytest.mark.slow
-@pytest.mark.parametrize("how", ["kill", "eof"])
+@pytest.mark.parametrize("how", ["kill", "eof", "term"])
 def test_no_upstream_process_or_grandchild_outlives_votr_mcp_however_it_stops(linux_proc: None, tmp_path: Path, how: str) -> None:
     outcome = serve_and_stop(served_config(tmp_path), tmp_path, SERVED, how, within=5.0)
     # npx, npm exec, sh, node; node; python; python and its sleep
     assert len(outcome.started) >= 7, outcome.describe()
+    assert how == "kill" or outcome.exited, f"votr-mcp did not exit by itself within 20 s of {how}"
     assert outcome.left == [], f"{len(outcome.left)} of {len(outcome.started)} left {outcome.seconds:.1f} s after {how}: {outcome.describe()}"
 
 

@@ -168,11 +168,15 @@ _MAX_LINE = 256 * 1024 * 1024  # one JSON-RPC message per line; tool results can
 
 
 def _is_pipe(fd: int) -> bool:
+    """Whether the event loop can read/write ``fd`` directly: a pipe, a socket, or a character
+    device that is not a terminal (``/dev/null``). Left to the SDK's threads: regular files and
+    terminals (made non-blocking, a terminal would stay so for the shell after us). Only here does
+    SIGTERM end serving at once: a thread blocked reading stdin cannot be cancelled."""
     try:
         mode = os.fstat(fd).st_mode
     except OSError:
         return False
-    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or (stat.S_ISCHR(mode) and not os.isatty(fd))
 
 
 def security_settings(options: HttpOptions) -> TransportSecuritySettings:
