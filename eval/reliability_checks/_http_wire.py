@@ -9,12 +9,8 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import signal
 import sys
-import tempfile
-from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager, suppress
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +19,7 @@ import anyio
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "server"))  # the runner puts tests/ on sys.path, not tests/server
 
-from votr_serving import _LISTENING, CATALOG, NODE_BIN, SERVE, serve_env
+from votr_serving import CATALOG, NODE_BIN, http_server
 
 __all__ = [
     "CATALOG", "HANDSHAKE", "MODERN", "NODE_BIN", "POST_HEADERS", "http_server", "initialize", "modern",
@@ -35,59 +31,6 @@ MODERN = "2026-07-28"
 POST_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 
 
-@asynccontextmanager
-async def http_server(transport: str, args: Sequence[str], env: dict[str, str] | None = None) -> AsyncIterator[tuple[str, list[str]]]:
-    """Start ``votr-mcp serve --transport sse|http --port 0 *args``; yield (its URL, its stderr lines).
-
-    Like tests/server/votr_serving.py's ``http_server``, with a cleanup that survives the caller's
-    deadline: there, a cancelled scope makes the wait after SIGTERM raise at once, so a server busy
-    on the CPU never gets its SIGKILL and outlives the test. Here the server leads its own process
-    group, the cleanup is shielded, and the group (upstream servers too) is killed after 10 s.
-    """
-    lines: list[str] = []
-    home = tempfile.TemporaryDirectory(prefix="votr-rel-http-")
-    process = await anyio.open_process([*SERVE, "--transport", transport, "--port", "0", *args], env=serve_env(env, home.name),
-                                       stdin=None, stdout=None, start_new_session=True)
-    found: dict[str, str] = {}
-    listening = anyio.Event()
-
-    async def read_stderr() -> None:
-        assert process.stderr is not None
-        buffered = ""
-        async for chunk in process.stderr:
-            buffered += chunk.decode(errors="replace")
-            *complete, buffered = buffered.split("\n")
-            for line in complete:
-                lines.append(line)
-                match = _LISTENING.search(line)
-                if match and not listening.is_set():
-                    found["url"] = match.group(1)
-                    listening.set()
-        listening.set()
-
-    try:
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(read_stderr)
-            with anyio.fail_after(60):
-                await listening.wait()
-            if "url" not in found:
-                raise RuntimeError("votr-mcp serve exited before listening:\n" + "\n".join(lines[-30:]))
-            try:
-                yield found["url"], lines
-            finally:
-                tg.cancel_scope.cancel()
-    finally:
-        with anyio.CancelScope(shield=True):
-            if process.returncode is None:
-                process.terminate()
-                with anyio.move_on_after(10):
-                    await process.wait()
-            with suppress(ProcessLookupError, PermissionError):
-                os.killpg(process.pid, signal.SIGKILL)  # what is left of the group: a stuck server, its upstreams
-            with anyio.move_on_after(5):
-                await process.wait()
-            await process.aclose()
-        home.cleanup()
 
 
 def serve_catalog(*extra: str) -> list[str]:

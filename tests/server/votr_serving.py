@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import sys
 import tempfile
 from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from pathlib import Path
 from typing import Any
 
 import anyio
-from anyio.abc import Process
 from mcp import Client
 from mcp.client.sse import sse_client
 from mcp.client.stdio import StdioServerParameters
@@ -36,13 +36,18 @@ def serve_env(extra: dict[str, str] | None = None, data_home: str | None = None)
 
 @asynccontextmanager
 async def http_server(transport: str, args: Sequence[str], env: dict[str, str] | None = None) -> AsyncIterator[tuple[str, list[str]]]:
-    """Start ``votr-mcp serve --transport sse|http --port 0``; yield (URL from its log, its stderr lines)."""
-    command = [*SERVE, "--transport", transport, "--port", "0", *args]
+    """Start ``votr-mcp serve --transport sse|http --port 0 *args``; yield (its URL, its stderr lines).
+
+    The cleanup survives the caller's deadline: in a cancelled scope the wait after SIGTERM would
+    raise at once, and a server busy on the CPU would never get its SIGKILL and outlive the test.
+    So the server leads its own process group, the cleanup is shielded, and the group (upstream
+    servers too) is killed after 10 s."""
     lines: list[str] = []
     home = tempfile.TemporaryDirectory(prefix="votr-test-data-")
-    process: Process = await anyio.open_process(command, env=serve_env(env, home.name), stdin=None, stdout=None)
-    url = anyio.Event()
+    process = await anyio.open_process([*SERVE, "--transport", transport, "--port", "0", *args], env=serve_env(env, home.name),
+                                       stdin=None, stdout=None, start_new_session=True)
     found: dict[str, str] = {}
+    listening = anyio.Event()
 
     async def read_stderr() -> None:
         assert process.stderr is not None
@@ -53,28 +58,33 @@ async def http_server(transport: str, args: Sequence[str], env: dict[str, str] |
             for line in complete:
                 lines.append(line)
                 match = _LISTENING.search(line)
-                if match and not url.is_set():
+                if match and not listening.is_set():
                     found["url"] = match.group(1)
-                    url.set()
-        url.set()  # stderr closed: the process ended before (or after) listening
+                    listening.set()
+        listening.set()
 
     try:
         async with anyio.create_task_group() as tg:
             tg.start_soon(read_stderr)
             with anyio.fail_after(60):
-                await url.wait()
+                await listening.wait()
             if "url" not in found:
-                raise AssertionError("votr-mcp serve exited before listening:\n" + "\n".join(lines))
-            yield found["url"], lines
-            tg.cancel_scope.cancel()
+                raise RuntimeError("votr-mcp serve exited before listening:\n" + "\n".join(lines[-30:]))
+            try:
+                yield found["url"], lines
+            finally:
+                tg.cancel_scope.cancel()
     finally:
-        if process.returncode is None:
-            process.terminate()
-            with anyio.move_on_after(10):
-                await process.wait()
+        with anyio.CancelScope(shield=True):
             if process.returncode is None:
-                process.kill()
-        await process.aclose()
+                process.terminate()
+                with anyio.move_on_after(10):
+                    await process.wait()
+            with suppress(ProcessLookupError, PermissionError):
+                os.killpg(process.pid, signal.SIGKILL)  # what is left of the group: a stuck server, its upstreams
+            with anyio.move_on_after(5):
+                await process.wait()
+            await process.aclose()
         home.cleanup()
 
 
