@@ -90,12 +90,17 @@ _GENERIC_SERVER_WORDS = frozenset({"mcp", "server", "servers", "api", "tool", "t
 
 def action_of(words: Sequence[str]) -> str | None:
     """The action of the first word that names one (``todoist_create_task`` -> "create",
-    ``git_commit`` -> "commit": a specific verb is its own action, see intent.action_word)."""
+    ``git_commit`` -> "commit": a specific verb is its own action, see intent.action_word).
+    "log" names none: in a name it is the thing read (``git_log``, ``get_log``), and read as the
+    verb it set ``git_log`` against "show the last 3 commits"."""
     for word in words:
-        action = action_word(word)
+        action = action_word(word) if word not in _NOUN_FIRST else None
         if action is not None:
             return action
     return None
+
+
+_NOUN_FIRST = frozenset({"log"})
 
 
 @dataclass(frozen=True, slots=True)
