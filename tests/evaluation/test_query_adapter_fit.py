@@ -21,9 +21,9 @@ def test_the_fit_learns_a_shared_distortion_and_carries_it_to_a_set_it_never_saw
     distortion = 0.3 * np.eye(16) + rng.normal(size=(16, 16)) / 4
     sets = [_distorted_set(f"set{i}", i, distortion) for i in range(3)]
     before = _top(None, sets[2])[0]
-    adapter = fit_adapter(sets[:2], rank=16, l2=1e-4, steps=300, lr=1e-2)
+    adapter = fit_adapter(sets[:2], rank=16, l2=1e-4, steps=300)
     assert _top(adapter, sets[2])[0] > before + 0.1
-    held = leave_one_set_out(sets, rank=16, l2=1e-4, steps=300, lr=1e-2)
+    held = leave_one_set_out(sets, rank=16, l2=1e-4, steps=300)
     assert set(held) == {"set0", "set1", "set2"} and all(after[0] > b[0] for b, after in held.values())
 
 

@@ -5,8 +5,8 @@ out, their text names several tools). Each set contributes its query vectors, it
 rows and its own catalog's tool vectors (the softmax runs over the whole catalog, so every other
 tool is a negative). The loss of each set is averaged over its rows and the sets are weighed
 equally, so MetaTool's thousands of rows do not decide alone. The optimisation is full-batch
-Adam with a fixed seed: the same rows give the same factors on one machine, to about 1e-4
-elsewhere. torch is imported only here, and setup does not install it (``pip install -e ".[torch]"``).
+L-BFGS over analytic gradients in numpy from a seeded start (deterministic on one machine); it
+was Adam on torch until setup stopped installing torch.
 """
 
 from __future__ import annotations
@@ -72,41 +72,57 @@ def collect_adapter_rows(datas: Sequence[Path], *, limit: int | None, cache_dir:
 
 
 def fit_adapter(sets: Sequence[AdapterRows], *, rank: int = 16, l2: float = 0.01, temperature: float = 0.05,
-                steps: int = 200, lr: float = 3e-3, seed: int = 0, model_id: str = MINILM_ID,
-                source: str = "") -> QueryAdapter:
+                steps: int = 200, seed: int = 0, model_id: str = MINILM_ID, source: str = "") -> QueryAdapter:
     """U, V minimising each set's mean softmax cross-entropy of its gold tools (any-of) over its
-    catalog, sets weighed equally, plus ``l2``·‖U·V‖²; V starts at zero, so the fit starts at the identity."""
-    try:
-        import torch
-    except ImportError as exc:
-        raise ImportError(f"fitting the query adapter needs torch ({exc}); install a CPU build of torch, "
-                          'then pip install -e ".[torch]"') from exc
+    catalog, sets weighed equally, plus ``l2``·‖U·V‖²; V starts at zero, so the fit starts at the identity.
+
+    numpy with analytic gradients and scipy's L-BFGS (at most ``steps`` iterations): no torch."""
+    from scipy.optimize import minimize
 
     sets = [s for s in sets if s.gold]
     if not sets:
         raise ValueError("no answerable dev rows to fit the query adapter on")
-    torch.manual_seed(seed)
     dim = sets[0].queries.shape[1]
-    u = torch.nn.Parameter(torch.randn(dim, rank) * 0.01)
-    v = torch.nn.Parameter(torch.zeros(rank, dim))
+    rng = np.random.default_rng(seed)
+    start = np.concatenate([(rng.standard_normal((dim, rank)) * 0.01).ravel(), np.zeros(rank * dim)])
     batches = []
     for s in sets:
-        mask = torch.zeros(len(s.gold), len(s.tools), dtype=torch.bool)
+        mask = np.zeros((len(s.gold), len(s.tools)), dtype=bool)
         for i, rows in enumerate(s.gold):
             mask[i, rows] = True
-        batches.append((torch.from_numpy(np.ascontiguousarray(s.queries)), torch.from_numpy(np.ascontiguousarray(s.tools)), mask))
-    optimiser = torch.optim.Adam([u, v], lr=lr)
-    for _ in range(steps):
-        optimiser.zero_grad()
-        loss = l2 * (u @ v).pow(2).sum()
+        batches.append((np.asarray(s.queries, dtype=np.float64), np.asarray(s.tools, dtype=np.float64), mask))
+
+    def loss_and_grad(x: NDArray[np.float64]) -> tuple[float, NDArray[np.float64]]:
+        u, v = x[: dim * rank].reshape(dim, rank), x[dim * rank :].reshape(rank, dim)
+        w = u @ v
+        loss = l2 * float((w * w).sum())
+        grad_w = 2 * l2 * w
         for q, tools, mask in batches:
-            adapted = torch.nn.functional.normalize(q + q @ u @ v, dim=1)
-            logits = adapted @ tools.T / temperature
-            gold = torch.logsumexp(logits.masked_fill(~mask, float("-inf")), dim=1)
-            loss = loss + (torch.logsumexp(logits, dim=1) - gold).mean() / len(batches)
-        loss.backward()
-        optimiser.step()
-    return QueryAdapter(u.detach().numpy().astype(np.float32), v.detach().numpy().astype(np.float32), model_id, source)
+            z = q + q @ w
+            norm = np.linalg.norm(z, axis=1, keepdims=True)
+            a = z / norm
+            logits = a @ tools.T / temperature
+            p_all = _softmax(logits)
+            p_gold = _softmax(np.where(mask, logits, -np.inf))
+            loss += float(np.mean(_logsumexp(logits) - _logsumexp(np.where(mask, logits, -np.inf)))) / len(batches)
+            g_a = (p_all - p_gold) @ tools / (temperature * len(q) * len(batches))
+            g_z = (g_a - (g_a * a).sum(axis=1, keepdims=True) * a) / norm
+            grad_w += q.T @ g_z
+        return loss, np.concatenate([(grad_w @ v.T).ravel(), (u.T @ grad_w).ravel()])
+
+    found = minimize(loss_and_grad, start, jac=True, method="L-BFGS-B", options={"maxiter": steps})
+    u, v = found.x[: dim * rank].reshape(dim, rank), found.x[dim * rank :].reshape(rank, dim)
+    return QueryAdapter(u.astype(np.float32), v.astype(np.float32), model_id, source)
+
+
+def _logsumexp(x: NDArray[np.float64]) -> NDArray[np.float64]:
+    top = x.max(axis=1, keepdims=True)
+    return (top + np.log(np.exp(x - top).sum(axis=1, keepdims=True))).ravel()
+
+
+def _softmax(x: NDArray[np.float64]) -> NDArray[np.float64]:
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
 
 
 def _top(adapter: QueryAdapter | None, s: AdapterRows) -> tuple[float, float]:
