@@ -147,3 +147,13 @@ def test_an_entry_that_starts_votr_mcp_itself_is_skipped_saying_why(entry: dict)
     config = parse_upstreams({"mcpServers": {"votr": entry, "time": {"command": "uvx", "args": ["mcp-server-time"]}}})
     assert [s.name for s in config.servers] == ["time"]
     assert str(config.errors[0]).startswith("mcpServers.votr.command: this entry starts votr-mcp itself")
+
+
+def test_version_prints_the_installed_version(capsys: pytest.CaptureFixture[str]) -> None:
+    from importlib.metadata import version
+
+    from votr_mcp.cli import main
+
+    with pytest.raises(SystemExit) as done:
+        main(["--version"])
+    assert done.value.code == 0 and capsys.readouterr().out.strip() == f"votr-mcp {version('votr-mcp')}"

@@ -21,9 +21,19 @@ __all__ = ["main", "build_parser"]
 COMMANDS = ("search", "eval", "calibrate", "fit_adapter", "fit_rerank", "serve", "index", "tools", "upstreams", "bench")
 
 
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("votr-mcp")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "unknown (not installed)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="votr-mcp", description="Find the right few tools among thousands, and call them.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug detail to stderr")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
         try:
