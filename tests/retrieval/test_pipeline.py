@@ -231,3 +231,14 @@ def test_a_query_longer_than_the_limit_is_refused_saying_how_long_it_may_be(retr
     with pytest.raises(RetrievalError, match=f"at most {MAX_QUERY_CHARS:,}"):
         retriever.search("read the file " + "x" * MAX_QUERY_CHARS)
     assert retriever.search("read the file " + "7" * 4000).ranked_keys  # long, under the limit: answered
+
+
+@pytest.mark.parametrize("change,message", [
+    ({"depth": 0}, "depth must be a finite number of at least 1"),
+    ({"w_bm25": float("nan")}, "w_bm25 must be a finite number of at least 0"),
+    ({"w_dense": -1.0}, "w_dense must be a finite number of at least 0"),
+    ({"max_needs": 2.5}, "max_needs must be a whole number"),
+])
+def test_a_setting_that_would_give_wrong_answers_is_refused_saying_what_is_allowed(change, message):
+    with pytest.raises(ValueError, match=message):
+        RetrievalConfig().with_(**change)

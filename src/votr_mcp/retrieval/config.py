@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, fields, replace
 
 __all__ = ["RetrievalConfig", "STAGES", "naive_hybrid"]
@@ -9,6 +10,10 @@ __all__ = ["RetrievalConfig", "STAGES", "naive_hybrid"]
 STAGES = ("dense", "multilingual", "query_adapter", "bm25", "sparse", "splade", "tool2vec", "rerank", "dice",
           "intent", "exact_names", "decompose", "adaptive_k")
 """Stage names accepted by :meth:`RetrievalConfig.without`, in pipeline order."""
+
+
+_COUNTS = frozenset({"intent_window", "depth", "rerank_head", "max_needs", "need_k_max", "default_k", "ranked_size"})
+"""Fields that count tools or needs: a whole number, at least 1 (every other number: at least 0)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +98,16 @@ class RetrievalConfig:
     def __post_init__(self) -> None:
         if self.fusion not in ("gap", "rrf"):
             raise ValueError(f"fusion must be 'gap' or 'rrf', got {self.fusion!r}")
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                continue
+            least = 1 if f.name in _COUNTS else 0
+            # A NaN weight or a zero depth gave wrong answers without a word; say what is allowed instead.
+            if not math.isfinite(value) or value < least:
+                raise ValueError(f"{f.name} must be a finite number of at least {least}, got {value!r}")
+            if f.name in _COUNTS and not float(value).is_integer():
+                raise ValueError(f"{f.name} must be a whole number, got {value!r}")
 
     def without(self, stage: str) -> "RetrievalConfig":
         """This config with one stage switched off (for "full minus stage" ablations)."""
