@@ -74,3 +74,15 @@ def test_a_failed_write_rolls_back_the_whole_transaction(store: Store, catalog: 
         store.conn.execute("UPDATE tools SET status = 'removed'")
         raise RuntimeError("crash in the middle")
     assert {r.status for r in store.registry.records()} == {"active"}
+
+
+@pytest.mark.slow
+def test_a_bare_index_keeps_the_demo_catalog_out_of_the_store_serve_config_uses(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from votr_mcp.store import default_store_path
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    code, out, _ = run(capsys, "index", "--json")
+    assert code == 0 and json.loads(out)["tools"] > 100
+    assert not default_store_path().exists()
+    assert default_store_path().with_name("demo.sqlite3").is_file()

@@ -2,6 +2,9 @@
 
     votr-mcp index [--catalog PATH | --config FILE] [--store PATH] [--json]
 
+Without ``--catalog``, ``--config`` or ``--store`` the embedded demo catalog goes into
+``demo.sqlite3`` beside the default store, never into the store ``serve --config`` uses.
+
 Progress goes to stderr; ``--json`` prints ``{"tools": n, "embedded": m, "seconds": s, ...}``
 on stdout. Killing a run is safe: the next one resumes from the batches already stored.
 """
@@ -69,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.batch_size < 1:
         raise ConfigError(f"--batch-size must be at least 1, got {args.batch_size}")
-    path = store_path(args)
+    path = store_path(args) if args.store or args.config or args.catalog else _demo_store()
     if args.config is not None:
         catalog, trust, source, configured = _harvest(args)
     else:
@@ -95,6 +98,17 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(figures))
     return 0
+
+
+def _demo_store() -> str:
+    """Where a bare ``votr-mcp index`` puts the embedded demo catalog: beside the default store, never
+    in it (indexing a catalog retires the servers it lacks, which would be every server of
+    ``serve --config``)."""
+    from votr_mcp.store import default_store_path
+
+    path = default_store_path().with_name("demo.sqlite3")
+    log.info("indexing the embedded demo catalog into %s (not the store `serve --config` uses; --store to choose)", path)
+    return str(path)
 
 
 def _load(args: argparse.Namespace) -> tuple[Any, str]:
