@@ -111,8 +111,7 @@ class Calibration:
     # Abstain below this quantile of the null requests' scores in the catalog searched (null_model.py);
     # None: below abstain_threshold, whatever the catalog.
     null_quantile: float | None = None
-    abstain_lexical: float = 1.0
-    # Logistic abstention weights by feature name (plus "bias"); empty: the older cos + λ·lex evidence.
+    # Logistic abstention weights by feature name (plus "bias"); empty: the top cosine alone.
     abstain_weights: dict[str, float] = field(default_factory=dict)
     false_abstain: float = 0.03
     # Probability that false abstention stays within false_abstain (0: only in expectation; older files).
@@ -131,6 +130,7 @@ class Calibration:
     @classmethod
     def from_mapping(cls, data: dict[str, Any]) -> "Calibration":
         known = {f for f in cls.__dataclass_fields__}
+        data = {k: v for k, v in data.items() if k not in _RETIRED}
         unknown = set(data) - known
         if unknown:
             raise RetrievalError(f"calibration has unknown fields {sorted(unknown)}; refit it with `votr-mcp calibrate`")
@@ -219,6 +219,11 @@ def choose_k(p: NDArray[np.floating], set_threshold: float, allowed: Sequence[in
         if size <= k:
             return k
     return allowed[-1]
+
+
+# Fields older files carry that nothing reads any more (the lexical term of the abstention score
+# before its logistic weights).
+_RETIRED = frozenset({"abstain_lexical"})
 
 
 def abstain_features(evidence: Mapping[str, float]) -> dict[str, float]:
@@ -369,7 +374,6 @@ def fit(
         set_threshold=_set_threshold(q_hat),
         # −inf (too few rows to bound) is not JSON: a score far below any the model gives.
         abstain_threshold=abstain_threshold if math.isfinite(abstain_threshold) else -1e9,
-        abstain_lexical=0.0,
         abstain_weights=weights,
         null_quantile=null_quantile,
         false_abstain=false_abstain,

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Collection, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Literal
 
 import numpy as np
@@ -36,6 +37,7 @@ from votr_mcp.retrieval.fusion import Fused, fuse, fused_head, whole_vector
 from votr_mcp.retrieval.handoff import HandOff
 from votr_mcp.retrieval.merge import merge_task
 from votr_mcp.retrieval.null_model import chat_similarity, null_requests, null_threshold
+from votr_mcp.retrieval.tool_request import NEUTRAL, RequestModel, shipped_request_model
 from votr_mcp.retrieval.query_adapter import Adapts, shipped_adapter
 from votr_mcp.retrieval.rerank import GROUPS, QueryView, RerankModel, head_features, shipped_rerank
 from votr_mcp.retrieval.intent import split_needs
@@ -63,14 +65,20 @@ def _texts(query: str, needs: Sequence[str], server_intent: str | None = None, t
     return _requests(query, needs) + [t for t in (server_intent, tool_intent) if t]
 
 
+# One thread beside the caller's, for the query's learned sparse encoding (see Retriever.search).
+_SPARSE_POOL = ThreadPoolExecutor(1, thread_name_prefix="votr-splade")
+
+
 class Retriever:
     """Hybrid tool retrieval over one catalog. Immutable: ``with_*`` methods return new retrievers."""
 
     def __init__(self, catalog: Catalog, lexical: LexicalIndex, dense: DenseIndex | None, *, embedder: Embedder | None,
                  cache: EmbeddingCache, config: RetrievalConfig, calibration: Calibration | None,
                  features: ToolFeatures | None = None, names: Mapping[ToolKey, str] | None = None,
-                 rerank: RerankModel | None = None, adapter: Adapts | None = None) -> None:
+                 rerank: RerankModel | None = None, adapter: Adapts | None = None,
+                 request_model: RequestModel | None = None) -> None:
         self.catalog = catalog
+        self.request_model = request_model
         self.config = config
         self.calibration = calibration
         self.rerank = rerank
@@ -95,10 +103,11 @@ class Retriever:
               config: RetrievalConfig | None = None,
               calibration: Calibration | None | Literal["shipped"] = "shipped",
               rerank: RerankModel | None | Literal["shipped"] = "shipped",
-              adapter: Adapts | None | Literal["shipped"] = "shipped") -> "Retriever":
+              adapter: Adapts | None | Literal["shipped"] = "shipped",
+              request_model: RequestModel | None | Literal["shipped"] = "shipped") -> "Retriever":
         """Index a catalog. Without an embedder the retriever is lexical-only (``dense_ready`` False)
         until :meth:`with_embedder`; ``"shipped"`` uses the packaged calibration.json / rerank.json /
-        query_adapter.npz."""
+        query_adapter.npz / tool_request.npz."""
         if len(catalog) == 0:
             raise RetrievalError("cannot build a retriever over an empty catalog; load at least one tool")
         cache = cache if cache is not None else MemoryEmbeddingCache()
@@ -109,8 +118,11 @@ class Retriever:
             rerank = shipped_rerank()
         if adapter == "shipped":
             adapter = shipped_adapter()
+        if request_model == "shipped":
+            request_model = shipped_request_model()
         return cls(catalog, build_lexical(catalog), dense, embedder=embedder, cache=cache,
-                   config=config or RetrievalConfig(), calibration=calibration, rerank=rerank, adapter=adapter)
+                   config=config or RetrievalConfig(), calibration=calibration, rerank=rerank, adapter=adapter,
+                   request_model=request_model)
 
     def _copy(self, **changes: object) -> "Retriever":
         new = object.__new__(Retriever)
@@ -124,7 +136,8 @@ class Retriever:
     def with_catalog(self, catalog: Catalog) -> "Retriever":
         """A retriever over a new catalog; only tools whose embedded text changed are re-embedded."""
         return Retriever.build(catalog, embedder=self.embedder if self._dense is not None else None, cache=self.cache,
-                               config=self.config, calibration=self.calibration, rerank=self.rerank, adapter=self.adapter)
+                               config=self.config, calibration=self.calibration, rerank=self.rerank, adapter=self.adapter,
+                               request_model=self.request_model)
 
     def with_tools_changed(self, changed: Sequence[Tool] = (), removed: Collection[ToolKey] = ()) -> "Retriever":
         """A retriever with some tools replaced, added or removed, without a full rebuild: untouched
@@ -155,7 +168,7 @@ class Retriever:
             dense = restack_dense(self._dense, catalog, rows, self.embedder, self.cache)
         return Retriever(catalog, lexical, dense, embedder=self.embedder, cache=self.cache, config=self.config,
                          calibration=self.calibration, features=self._features.restack(tools, rows), rerank=self.rerank,
-                         adapter=self.adapter,
+                         adapter=self.adapter, request_model=self.request_model,
                          # Same keys (a changed definition, the usual list_changed case): same call names.
                          names=self.call_names if len(self.call_names) == len(catalog) and all(
                              t.key in self.call_names for t in catalog) else None)
@@ -168,12 +181,6 @@ class Retriever:
     def with_config(self, config: RetrievalConfig) -> "Retriever":
         """Same indexes, other stage switches/weights (cheap: nothing is rebuilt)."""
         return self._copy(config=config)
-
-    def with_calibration(self, calibration: Calibration | None) -> "Retriever":
-        return self._copy(calibration=calibration)
-
-    def with_rerank(self, rerank: RerankModel | None) -> "Retriever":
-        return self._copy(rerank=rerank)
 
     def with_adapter(self, adapter: Adapts | None) -> "Retriever":
         return self._copy(adapter=adapter)
@@ -250,15 +257,20 @@ class Retriever:
         use_dense = cfg.dense and self._dense is not None
         needs = self.needs_of(query)
         texts = _texts(query, needs, server_intent, tool_intent)
+        # The learned sparse vectors of the texts ranked are encoded on another thread while the
+        # dense models run here (numpy releases the GIL in its matrix products).
+        pending = _SPARSE_POOL.submit(self._sparse_queries, list(dict.fromkeys([query, *needs]))) if use_dense else None
         vectors = self._vectors(query, needs, texts, query_vectors, use_dense)
+        sparse = pending.result() if pending is not None else None
         allowed = self._allowed(exclude)
         hint = self._hint_scores(server_intent, tool_intent, vectors if use_dense else {})
-        whole = self._rank(query, vectors.get(query) if use_dense else None, allowed, hint)
+        whole = self._rank(query, vectors.get(query) if use_dense else None, allowed, hint, sparse=sparse)
         handoff = HandOff(self.catalog, self.call_names, cfg, self.calibration, self._dense, use_dense,
                           self.abstain_threshold() if use_dense else None)
         if len(needs) == 1:
             return handoff.single(query, whole, max_results)
-        rankings = [self._rank(n, vectors.get(n) if use_dense else None, allowed, hint, cfg.rerank_needs) for n in needs]
+        rankings = [self._rank(n, vectors.get(n) if use_dense else None, allowed, hint, cfg.rerank_needs, sparse)
+                    for n in needs]
         merged = merge_task(whole, rankings, self._server_of, len(self._server_row), cfg)
         return handoff.multi(query, needs, whole, rankings, merged, max_results)
 
@@ -294,6 +306,20 @@ class Retriever:
                 return 0.0
             self._bank = np.stack([vectors[t] for t in texts])
         return chat_similarity(self._bank, text, vec)
+
+    def _tool_request(self, vec: NDArray[np.float32] | None) -> float:
+        """The request model's log-odds that a request asks for a tool (:mod:`tool_request`),
+        read from the request vector's slice of the model it was fit on."""
+        model, e = self.request_model, self.embedder
+        if vec is None or model is None or e is None:
+            return NEUTRAL
+        if isinstance(e, JointEmbedder):
+            for part, columns in zip(e.parts, e.slices):
+                if part.model_id == model.model_id:
+                    return float(model.log_odds(vec[columns])[0])
+        elif e.model_id == model.model_id:
+            return float(model.log_odds(vec)[0])
+        return NEUTRAL
 
     def null_scores(self) -> NDArray[np.float64]:
         """The calibration's abstention scores of the null requests in this catalog, computed once."""
@@ -368,22 +394,31 @@ class Retriever:
             return vec
         return a.adapt(text, vec)
 
-    def _sparse_query(self, text: str) -> "sp.csr_matrix | None":
-        """The learned sparse vector of a query text, when the index has learned sparse tool vectors."""
+    def _sparse_queries(self, texts: Sequence[str]) -> dict[str, "sp.csr_matrix"]:
+        """The unit-length learned sparse vector of each text (one encode call), when the index has
+        learned sparse tool vectors; empty otherwise."""
         e = self.embedder
-        if not self.config.splade or self._dense is None or self._dense.splade is None:
-            return None
+        if not self.config.splade or self._dense is None or self._dense.splade is None or not texts:
+            return {}
         if not isinstance(e, JointEmbedder) or e.sparse is None:
-            return None
-        q = e.sparse.encode([query_dense_text(text)], columns=self._dense.splade_columns)
-        norm = float(np.sqrt(q.multiply(q).sum()))
-        return q / norm if norm > 0 else q
+            return {}
+        unique = list(dict.fromkeys(texts))
+        rows = e.sparse.encode([query_dense_text(t) for t in unique], columns=self._dense.splade_columns).tocsr()
+        out: dict[str, sp.csr_matrix] = {}
+        for i, text in enumerate(unique):
+            q = rows[i]
+            norm = float(np.sqrt(q.multiply(q).sum()))
+            out[text] = q / norm if norm > 0 else q
+        return out
 
     def _rank(self, text: str, vec: NDArray[np.float32] | None, allowed: NDArray[np.bool_] | None,
-              hints: Sequence[NDArray[np.float64]], rerank: bool = True) -> Ranking:
+              hints: Sequence[NDArray[np.float64]], rerank: bool = True,
+              sparse: Mapping[str, "sp.csr_matrix"] | None = None) -> Ranking:
         cfg = self.config
+        if vec is not None and (sparse is None or text not in sparse):
+            sparse = self._sparse_queries([text])
         f = fuse(text, self._adapted(text, vec), self._lexical, self._dense, cfg, allowed, hints,
-                 self._sparse_query(text) if vec is not None else None)
+                 sparse.get(text) if vec is not None and sparse is not None else None)
         reranking = rerank and cfg.rerank and self.rerank is not None
         head = fused_head(f, max(cfg.rerank_head if reranking else 0, cfg.ranked_size))
         if len(head) == 0:
@@ -404,7 +439,7 @@ class Retriever:
         if len(ranked) > len(ranked_scores):  # a named tool from outside the head: it leads at the best score
             ranked_scores = np.r_[ranked_scores[:1], ranked_scores][: len(ranked)]
         found = evidence(f, ranked, view, self._features.views, self._splade_norms,
-                         self._chat_similarity(text, vec)) if vec is not None else {}
+                         self._chat_similarity(text, vec), self._tool_request(vec)) if vec is not None else {}
         return Ranking(ranked, ranked_scores, f.cosine[ranked], f.lexical[ranked], found)
 
     def rerank_candidates(self, query: str, *, query_vectors: Mapping[str, NDArray[np.float32]] | None = None,
@@ -416,6 +451,6 @@ class Retriever:
         vectors = self._vectors(query, needs, _texts(query, needs), query_vectors, use_dense)
         vec = self._adapted(query, vectors.get(query)) if use_dense else None
         f = fuse(query, vec, self._lexical, self._dense, self.config, None, (),
-                 self._sparse_query(query) if vec is not None else None)
+                 self._sparse_queries([query]).get(query) if vec is not None else None)
         head = fused_head(f, size or self.config.rerank_head)
         return [self.catalog[int(i)].key for i in head], self._head_features(QueryView.of(query, f.tokens), f, head)
