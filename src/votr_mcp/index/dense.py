@@ -16,6 +16,7 @@ import logging
 import os
 import threading
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -205,6 +206,20 @@ def embed_cached(embedder: Embedder, texts: Sequence[str], cache: EmbeddingCache
     return np.stack([fresh[h] if h in fresh else found[h] for h in hashes]).astype(np.float32, copy=False)
 
 
+PARALLEL_TEXTS = 16
+"""Up to this many texts per call, a joint embedder runs its models side by side (see encode)."""
+_POOL: ThreadPoolExecutor | None = None
+_POOL_LOCK = threading.Lock()
+
+
+def _parts_pool() -> ThreadPoolExecutor:
+    global _POOL
+    with _POOL_LOCK:
+        if _POOL is None:
+            _POOL = ThreadPoolExecutor(2, thread_name_prefix="votr-embed")
+        return _POOL
+
+
 class JointEmbedder:
     """Several embedders as one: each text's vectors side by side, each scaled by 1/√n, so a dot
     product with another joint vector is the mean of the models' cosines and each model's own
@@ -229,9 +244,19 @@ class JointEmbedder:
         self.dimension = int(starts[-1])
 
     def encode(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        """A few texts (a query and its needs) are encoded by the parts at once, each part after the
+        first on a thread of its own: numpy releases the GIL in its matrix products, so on two
+        cores a query costs about its slowest model, not the sum. A catalog's many texts go part by
+        part; each part's own batching already keeps the cores busy."""
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
-        return np.hstack([np.asarray(p.encode(texts), dtype=np.float32) for p in self.parts]) * self._scale
+        if len(self.parts) > 1 and len(texts) <= PARALLEL_TEXTS:
+            pending = [_parts_pool().submit(p.encode, texts) for p in self.parts[1:]]
+            first = self.parts[0].encode(texts)
+            rows = [first, *(f.result() for f in pending)]
+        else:
+            rows = [p.encode(texts) for p in self.parts]
+        return np.hstack([np.asarray(r, dtype=np.float32) for r in rows]) * self._scale
 
 
 @runtime_checkable
