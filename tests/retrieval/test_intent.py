@@ -88,3 +88,19 @@ def test_long_unbroken_text_is_read_in_time_proportional_to_its_length(pasted):
     named_tools(f"call git_log on {pasted}", {"git_log": [0]})
     assert time.perf_counter() - started < 0.5  # cubic backtracking took seconds at 800 digits, hours at 4,000
     assert query_bulk(f"read {pasted} and a.txt, b.txt") == 1 and named_tools(f"call git_log on {pasted}", {"git_log": [0]}) == [0]
+
+
+def test_a_question_before_then_is_a_step_of_its_own_but_a_condition_is_not():
+    assert split_needs("what time is it in Tokyo, then remember that my call with Kenji is at that time") == [
+        "what time is it in Tokyo", "remember that my call with Kenji is at that time"]
+    assert split_needs("First tell me what tables the db has, then show the columns of the orders table") == [
+        "tell me what tables the db has", "show the columns of the orders table"]
+    assert split_needs("if the file exists, then delete it") == ["if the file exists, then delete it"]
+
+
+def test_in_a_sequenced_task_a_comma_before_a_verb_starts_a_step_and_elsewhere_it_does_not():
+    assert split_needs("Open https://shop.example.com in the browser, search for 'usb-c hub', then take a screenshot") == [
+        "Open https://shop.example.com in the browser", "search for 'usb-c hub'", "take a screenshot"]
+    assert split_needs("list issues with offset 0, limit 10, sort by date") == ["list issues with offset 0, limit 10, sort by date"]
+    single = "I want to optimize my website for search engines. Can you give me some suggestions?"
+    assert split_needs(single) == [single]

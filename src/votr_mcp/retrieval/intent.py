@@ -233,8 +233,29 @@ _STEP_VERBS = frozenset({"commit", "push", "pull", "switch", "checkout", "stage"
                          "click", "fill", "take", "capture", "copy", "sort", "zip", "compare", "jot", "grab"})
 
 
+# Words that open a condition or a time clause, not a step: "if the file exists, then delete it".
+_CONDITION = frozenset({"if", "when", "whenever", "once", "unless", "in", "after", "before", "while", "since", "as"})
+
+
 def _is_verb(word: str) -> bool:
     return word in ACTION_OF or word in _STEP_VERBS
+
+
+def _leads_step(word: str) -> bool:
+    """Whether a piece's first word starts a step: a verb, or one read as another action ("tell me")."""
+    return _is_verb(word) or word in _STEP_SYNONYMS
+
+
+# Verbs read as another action (_SYNONYMS) that also start a step when they lead a piece ("tell me
+# what tables the db has"); not "note" or "rm", which are more often nouns or names. Inside a piece
+# they name no step: "I want to optimize my site. Can you give me suggestions?" is one request.
+_STEP_SYNONYMS = frozenset(_SYNONYMS) - {"note", "rm"}
+
+# In a task that has a sequencing word, a comma before a verb also starts a step: "open the shop
+# page, search for 'usb-c hub', then take a screenshot" (three steps). Without one, a comma stays
+# inside a request ("with offset 0, limit 10, sort by date").
+_COMMA_VERB = re.compile(r"(,\s+)(?=(?:%s)\b)" % "|".join(sorted({*ACTION_OF, *_STEP_VERBS, *_STEP_SYNONYMS}, key=len, reverse=True)),
+                         re.IGNORECASE)
 
 
 def split_needs(query: str, max_needs: int = 5) -> list[str]:
@@ -249,6 +270,8 @@ def split_needs(query: str, max_needs: int = 5) -> list[str]:
     requests (MCP-Zero 5.6% -> 0.9% of queries; every split embeds more texts).
     """
     parts = _SPLIT.split(query)
+    if any(_SEQUENCE_ONLY.match(p) for p in parts[1::2]):
+        parts = [q for j, part in enumerate(parts) for q in (_COMMA_VERB.split(part) if j % 2 == 0 else [part])]
     pieces: list[tuple[str, str, bool]] = []  # (connector before it, text, a sequencing word came before it)
     sequenced, connector = False, ""
     for j, part in enumerate(parts):
@@ -269,7 +292,10 @@ def split_needs(query: str, max_needs: int = 5) -> list[str]:
         n = len(piece.split())
         named = n >= _MIN_WORDS and any(_is_verb(w) for w in words)
         if index == 0 and first_sequenced:
-            starts = n >= 2 and (bool(words) and _is_verb(words[0]) or named)
+            # Before "then", a piece of its own is a step ("what time is it in Tokyo, then remember
+            # it"), unless it is a condition ("if it exists, then delete it").
+            starts = n >= 2 and (bool(words) and _leads_step(words[0]) or named or
+                                 n >= _MIN_WORDS and bool(words) and words[0] not in _CONDITION)
         else:
             starts = (after_sequence and n >= 2 and bool(needs)) or named
         if starts:
