@@ -48,6 +48,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 def run(args: argparse.Namespace) -> int:
     import anyio
 
+    from votr_mcp.cli._paths import cache_dir
     from votr_mcp.errors import ConfigError
     from votr_mcp.server.runtime import ServeOptions, serve
     from votr_mcp.server.transports import HttpOptions
@@ -78,6 +79,7 @@ def run(args: argparse.Namespace) -> int:
         binding_mode=args.binding_mode,
         store_path=args.store,
         wait_for_dense=args.wait_for_dense,
+        embedding_cache=cache_dir(None),
     )
     try:
         anyio.run(serve, options)

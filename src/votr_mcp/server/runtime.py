@@ -55,6 +55,9 @@ class ServeOptions:
     binding_mode: str = "open"
     store_path: str | None = None
     wait_for_dense: bool = False
+    embedding_cache: Path | None = None
+    """Folder of cached catalog embeddings for a catalog served without a store (the one `votr-mcp
+    search` and setup fill), so the embedded catalog is dense from the first search."""
 
 
 def build_searcher(catalog: Catalog, *, embedder: Any = None, cache: Any = None) -> Searcher:
@@ -160,7 +163,11 @@ async def serve(
         async with anyio.create_task_group() as tg:
             tg.start_soon(start)
             hub.dense_pending = options.dense
-            hub.wait_for_dense = options.wait_for_dense
+            # A catalog served without upstreams is small and its embeddings are cached (setup
+            # fills the cache): the model is ready within a second or two, so a first search waits
+            # for it rather than answering lexically. Harvesting many servers may take minutes
+            # to embed; there the first searches are lexical unless --wait-for-dense.
+            hub.wait_for_dense = options.wait_for_dense or options.config_path is None
             if options.dense:
                 tg.start_soon(_load_dense, hub)
             if options.transport == "stdio":
@@ -208,7 +215,11 @@ async def _prepare_catalog(options: ServeOptions, stack: AsyncExitStack, session
     # A named store caches embeddings (a restart embeds nothing) and, when it is the source,
     # also withholds changed tools until accepted.
     store = await _open_store(options, stack) if options.store_path not in (None, "none") else None
-    cache = store.vectors if store is not None else None
+    cache: Any = store.vectors if store is not None else None
+    if cache is None and options.embedding_cache is not None:
+        from votr_mcp.index import FileEmbeddingCache
+
+        cache = FileEmbeddingCache(options.embedding_cache)
     catalog, source, path = Catalog([]), "", None
     if options.catalog_path is None and store is not None:
         catalog = await anyio.to_thread.run_sync(lambda: store.registry.catalog(include_held=True))
