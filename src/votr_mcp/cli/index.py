@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-__all__ = ["register", "run", "add_store_argument", "store_path"]
+__all__ = ["add_store_argument", "harvest_config", "register", "run", "store_path"]
 
 log = logging.getLogger("votr_mcp.cli.index")
 
@@ -119,6 +119,14 @@ def _load(args: argparse.Namespace) -> tuple[Any, str]:
 
 
 def _harvest(args: argparse.Namespace) -> tuple[Any, dict[str, str], str, set[str]]:
+    catalog, config = harvest_config(args.config, args.timeout, failed_note="its stored tools are kept as they were")
+    trust = {server.name: server.trust for server in config.servers}
+    return catalog, trust, f"config {args.config}", {server.name for server in config.servers}
+
+
+def harvest_config(path: Path, timeout: float | None, *, failed_note: str) -> tuple[Any, Any]:
+    """(catalog, upstream config): every enabled server of an mcpServers file started once and its
+    tools listed; a server that fails is logged with ``failed_note`` and left out."""
     import anyio
 
     from votr_mcp.catalog import Catalog
@@ -126,16 +134,15 @@ def _harvest(args: argparse.Namespace) -> tuple[Any, dict[str, str], str, set[st
     from votr_mcp.errors import ConfigError
     from votr_mcp.upstream import harvest
 
-    config = load_upstreams(args.config, os.environ)
+    config = load_upstreams(path, os.environ)
     for problem in config.problems:
         log.warning("%s", problem)
     if not config.enabled:
-        raise ConfigError(f"no enabled server in '{args.config}'; add entries under mcpServers")
-    result = anyio.run(lambda: harvest(config, timeout=args.timeout, errlog=sys.stderr))
+        raise ConfigError(f"no enabled server in '{path}'; add entries under mcpServers")
+    result = anyio.run(lambda: harvest(config, timeout=timeout, errlog=sys.stderr))
     for status in result.failed:
-        log.warning("server '%s' was not harvested (%s); its stored tools are kept as they were", status.name, status.describe())
-    trust = {server.name: server.trust for server in config.servers}
-    return Catalog(result.tools), trust, f"config {args.config}", {server.name for server in config.servers}
+        log.warning("server '%s' was not harvested (%s); %s", status.name, status.describe(), failed_note)
+    return Catalog(result.tools), config
 
 
 class _Bar:

@@ -7,6 +7,7 @@ import json
 import logging
 import sys
 from pathlib import Path
+from typing import Any
 
 from votr_mcp.cli._settings import SET_HELP
 
@@ -19,7 +20,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("search", help="find the tools for a query in a catalog",
                               description="Search a tool catalog and print the tools chosen (tool, score, tier, signature).")
     p.add_argument("query", help="what you need, e.g. 'list open pull requests'")
-    p.add_argument("--catalog", type=Path, help="tools.jsonl, a tools/list JSON file, or a folder of them (default: the embedded registry/)")
+    source = p.add_mutually_exclusive_group()
+    source.add_argument("--catalog", type=Path, help="tools.jsonl, a tools/list JSON file, or a folder of them (default: the embedded registry/)")
+    source.add_argument("--config", type=Path, metavar="FILE", help="an mcpServers config: start each server once and search "
+                        "its tools (what `serve --config` would offer, before change control)")
+    source.add_argument("--store", metavar="PATH", help="search the tools `votr-mcp index`/`serve` recorded in this store "
+                        "(held tools left out, as serve does); its cached embeddings are reused")
+    p.add_argument("--timeout", type=float, metavar="SECONDS", help="--config: bound on starting the servers and listing their tools")
     p.add_argument("--server-intent", help="hint: which service (e.g. 'github')")
     p.add_argument("--tool-intent", help="hint: which action (e.g. 'list pull requests')")
     p.add_argument("--max-results", type=int, help="return at most this many tools")
@@ -33,19 +40,34 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from votr_mcp.catalog import default_registry_path, load_catalog
     from votr_mcp.cli._paths import cache_dir
+    from votr_mcp.errors import CatalogError
     from votr_mcp.cli._settings import retrieval_config
     from votr_mcp.index import FileEmbeddingCache
     from votr_mcp.index.models import default_embedder
     from votr_mcp.retrieval import Retriever
 
     config = retrieval_config(args.settings)
-    path = args.catalog or default_registry_path()
-    catalog = load_catalog(path).require_tools(log)
     embedder = None if args.lexical else default_embedder()
-    retriever = Retriever.build(catalog, embedder=embedder, cache=FileEmbeddingCache(cache_dir(args.cache_dir)),
-                                config=config)
-    result = retriever.search(args.query, server_intent=args.server_intent, tool_intent=args.tool_intent,
-                              max_results=args.max_results)
+    cache = FileEmbeddingCache(cache_dir(args.cache_dir))
+    if args.store is not None:
+        from votr_mcp.store import Store
+
+        with Store.open(_existing_store(args.store)) as store:
+            catalog = store.registry.catalog()
+            if not len(catalog):
+                raise CatalogError(f"the store {args.store} has no active tools; run `votr-mcp index --store {args.store}` first")
+            retriever = Retriever.build(catalog, embedder=embedder, cache=store.vectors, config=config)
+            result = _search(retriever, args)
+    else:
+        if args.config is not None:
+            from votr_mcp.cli.index import harvest_config
+
+            catalog, _ = harvest_config(args.config, args.timeout, failed_note="its tools are not searched")
+            if not len(catalog):
+                raise CatalogError(f"no server of {args.config} listed any tool; `votr-mcp upstreams --config {args.config}` says why")
+        else:
+            catalog = load_catalog(args.catalog or default_registry_path()).require_tools(log)
+        result = _search(Retriever.build(catalog, embedder=embedder, cache=cache, config=config), args)
     if args.json:
         print(json.dumps(_as_json(result), indent=2, ensure_ascii=False))
         return 0
@@ -65,6 +87,19 @@ def run(args: argparse.Namespace) -> int:
             out.write("  ".join(c.ljust(w) for c, w in zip(r[:4], widths)) + f"  {r[4]}\n")
     out.write(f"k={result.k} ({result.reason}); {result.tokens()} cl100k tokens returned\n")
     return 0
+
+
+def _existing_store(path: str) -> str:
+    from votr_mcp.errors import CatalogError
+
+    if not Path(path).is_file():
+        raise CatalogError(f"no store at {path}; create it with `votr-mcp index --store {path}` (or serve --store)")
+    return path
+
+
+def _search(retriever: Any, args: argparse.Namespace) -> Any:
+    return retriever.search(args.query, server_intent=args.server_intent, tool_intent=args.tool_intent,
+                            max_results=args.max_results)
 
 
 def _as_json(result: object) -> dict:
