@@ -66,8 +66,23 @@ def test_calibration_round_trips_through_json_and_rejects_unknown_fields(tmp_pat
     cal.save(tmp_path / "c.json")
     assert Calibration.load(tmp_path / "c.json") == cal
     (tmp_path / "bad.json").write_text('{"nonsense": 1}')
-    with pytest.raises(RetrievalError, match="unknown fields"):
+    with pytest.raises(RetrievalError, match="nonsense: Unexpected keyword argument.*votr-mcp calibrate"):
         Calibration.load(tmp_path / "bad.json")
+
+
+@pytest.mark.parametrize("data,message", [
+    ({"coverage": 1.5}, r"coverage: must be less than or equal to 1 \(got 1.5\)"),
+    ({"temperature": float("nan")}, "temperature: must be a finite number"),
+    ({"abstain_weights": {"top_cosine": 1.0, "vibes": 2.0}}, r"abstain_weights: unknown features \['vibes'\]"),
+    ({"n_rows": -1}, "n_rows: must be greater than or equal to 0"),
+    ({"abstain_lexical": 0.0, "coverage": 0.9}, None),  # a field older files carry, read and ignored
+])
+def test_a_calibration_file_is_checked_field_by_field(data, message):
+    if message is None:
+        assert Calibration.from_mapping(data).coverage == 0.9
+        return
+    with pytest.raises(RetrievalError, match=message):
+        Calibration.from_mapping(data)
 
 
 def test_fit_sets_k_on_rows_whose_gold_is_reachable_so_unranked_golds_do_not_force_k_to_five():

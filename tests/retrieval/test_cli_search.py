@@ -59,9 +59,12 @@ def test_set_rejects_an_unknown_setting_or_a_badly_typed_value(tmp_path):
     unknown = _run(*base, "--set", "rerank_depth=5", cwd=tmp_path)
     assert unknown.returncode == 1 and "expected FIELD=VALUE with FIELD one of" in unknown.stderr and "rerank_head" in unknown.stderr
     typed = _run(*base, "--set", "rerank=maybe", cwd=tmp_path)
-    assert typed.returncode == 1 and "rerank takes bool values (use true or false)" in typed.stderr
+    assert typed.returncode == 1 and "rerank: must be a valid boolean" in typed.stderr and "(got 'maybe')" in typed.stderr
     fusion = _run(*base, "--set", "fusion=max", cwd=tmp_path)
-    assert fusion.returncode == 1 and "fusion must be 'gap' or 'rrf'" in fusion.stderr
+    assert fusion.returncode == 1 and "fusion: must be 'gap' or 'rrf' (got 'max')" in fusion.stderr
+    depth = _run(*base, "--set", "depth=0", "--set", "w_bm25=nan", cwd=tmp_path)
+    assert depth.returncode == 1 and "depth: must be greater than or equal to 1 (got '0')" in depth.stderr
+    assert "w_bm25: must be a finite number" in depth.stderr
 
 
 def test_search_store_searches_what_serve_would_serve_and_leaves_held_tools_out(tmp_path):

@@ -234,10 +234,12 @@ def test_a_query_longer_than_the_limit_is_refused_saying_how_long_it_may_be(retr
 
 
 @pytest.mark.parametrize("change,message", [
-    ({"depth": 0}, "depth must be a finite number of at least 1"),
-    ({"w_bm25": float("nan")}, "w_bm25 must be a finite number of at least 0"),
-    ({"w_dense": -1.0}, "w_dense must be a finite number of at least 0"),
-    ({"max_needs": 2.5}, "max_needs must be a whole number"),
+    ({"depth": 0}, r"depth: must be greater than or equal to 1 \(got 0\)"),
+    ({"w_bm25": float("nan")}, r"w_bm25: must be a finite number \(got nan\)"),
+    ({"w_dense": -1.0}, r"w_dense: must be greater than or equal to 0 \(got -1.0\)"),
+    ({"max_needs": 2.5}, "max_needs: must be a valid integer, got a number with a fractional part"),
+    ({"fusion": "max"}, "fusion: must be 'gap' or 'rrf'"),
+    ({"rerank_head": 20, "depth": -3}, r"depth: must be greater than or equal to 1 \(got -3\)"),
 ])
 def test_a_setting_that_would_give_wrong_answers_is_refused_saying_what_is_allowed(change, message):
     with pytest.raises(ValueError, match=message):

@@ -1,3 +1,4 @@
+import json
 import numpy as np
 import pytest
 
@@ -125,3 +126,18 @@ def test_a_shipped_rerank_fit_for_other_features_is_set_aside_with_a_warning(tmp
         assert rerank.shipped_rerank() is None and rerank.shipped_rerank() is None
     assert [r.message for r in caplog.records].count(caplog.records[0].message) == 1
     assert "refit it with votr-mcp fit-rerank" in caplog.records[0].message
+
+
+@pytest.mark.parametrize("change,message", [
+    ({"scale": [0.0] * 15}, r"scale.0: must be greater than 0 \(got 0.0\)"),
+    ({"weights": [float("nan")] * 15}, "weights.0: must be a finite number"),
+    ({"head": 0}, "head: must be greater than or equal to 1"),
+    ({"surprise": 1}, "surprise: Unexpected keyword argument"),
+])
+def test_a_rerank_file_is_checked_field_by_field_and_the_error_says_how_to_refit(change, message):
+    from votr_mcp.retrieval.rerank import SHIPPED_RERANK
+
+    data = {**json.loads(SHIPPED_RERANK.read_text(encoding="utf-8")), **change}
+    with pytest.raises(RetrievalError, match=message) as caught:
+        RerankModel.from_mapping(data)
+    assert "fit-rerank" in str(caught.value)

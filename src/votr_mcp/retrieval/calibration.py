@@ -43,17 +43,23 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Annotated, Any, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
+from pydantic import ConfigDict, Field, ValidationError, field_validator
+from pydantic.dataclasses import dataclass
 
 from votr_mcp.catalog.models import ToolKey
 from votr_mcp.errors import RetrievalError
 from votr_mcp.retrieval.evidence import EVIDENCE, no_evidence
 from votr_mcp.retrieval.formulas import softmax
+from votr_mcp.settings import describe
+
+Share = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
+Finite = Annotated[float, Field(allow_inf_nan=False)]
 
 __all__ = [
     "ALLOWED_K",
@@ -99,27 +105,38 @@ class Scored(Protocol):
     def evidence(self) -> Mapping[str, float]: ...
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, config=ConfigDict(extra="forbid"))
 class Calibration:
-    """Fitted thresholds for adaptive k and abstention, with how they were obtained."""
+    """Fitted thresholds for adaptive k and abstention, with how they were obtained. A pydantic
+    dataclass: a calibration file with an unknown field, a share outside [0, 1], a non-finite
+    number or a weight for an unknown feature is refused, saying which."""
 
-    coverage: float = 0.97
-    temperature: float = 0.05
-    mix: float = 0.5
-    set_threshold: float = 0.5
-    abstain_threshold: float = 0.0
+    coverage: Share = 0.97
+    temperature: Annotated[float, Field(gt=0.0, allow_inf_nan=False)] = 0.05
+    mix: Share = 0.5
+    set_threshold: Finite = 0.5
+    abstain_threshold: Finite = 0.0
     # Abstain below this quantile of the null requests' scores in the catalog searched (null_model.py);
     # None: below abstain_threshold, whatever the catalog.
-    null_quantile: float | None = None
+    null_quantile: Share | None = None
     # Logistic abstention weights by feature name (plus "bias"); empty: the top cosine alone.
-    abstain_weights: dict[str, float] = field(default_factory=dict)
-    false_abstain: float = 0.03
+    abstain_weights: dict[str, Finite] = field(default_factory=dict)
+    false_abstain: Share = 0.03
     # Probability that false abstention stays within false_abstain (0: only in expectation; older files).
-    abstain_confidence: float = 0.0
-    n_rows: int = 0
+    abstain_confidence: Share = 0.0
+    n_rows: Annotated[int, Field(ge=0)] = 0
     model_id: str = ""
     source: str = "defaults (not fitted)"
     measured: dict[str, float] = field(default_factory=dict)
+
+    @field_validator("abstain_weights")
+    @classmethod
+    def _known_features(cls, weights: dict[str, float]) -> dict[str, float]:
+        bad = set(weights) - {*ABSTAIN_FEATURES, _BIAS}
+        if bad:
+            raise ValueError(f"unknown features {sorted(bad)} (known: {', '.join(ABSTAIN_FEATURES)}, {_BIAS})")
+        return weights
+
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -128,21 +145,13 @@ class Calibration:
         return json.dumps(self.to_dict(), indent=2, sort_keys=True) + "\n"
 
     @classmethod
-    def from_mapping(cls, data: dict[str, Any]) -> "Calibration":
-        known = {f for f in cls.__dataclass_fields__}
-        data = {k: v for k, v in data.items() if k not in _RETIRED}
-        unknown = set(data) - known
-        if unknown:
-            raise RetrievalError(f"calibration has unknown fields {sorted(unknown)}; refit it with `votr-mcp calibrate`")
-        weights = data.get("abstain_weights") or {}
-        if not isinstance(weights, dict):
-            raise RetrievalError(f"abstain_weights must map feature names to numbers, got {type(weights).__name__}; "
-                                 "refit it with `votr-mcp calibrate`")
-        bad = set(weights) - {*ABSTAIN_FEATURES, _BIAS}
-        if bad:
-            raise RetrievalError(f"abstain_weights has unknown features {sorted(bad)} (known: {', '.join(ABSTAIN_FEATURES)}, "
-                                 f"{_BIAS}); this file is from another version: refit it with `votr-mcp calibrate`")
-        return cls(**{**data, "abstain_weights": {k: float(v) for k, v in weights.items()}})
+    def from_mapping(cls, data: Mapping[str, Any]) -> "Calibration":
+        if not isinstance(data, Mapping):
+            raise RetrievalError(f"a calibration is a JSON object, got {type(data).__name__}; refit it with `votr-mcp calibrate`")
+        try:
+            return cls(**{k: v for k, v in data.items() if k not in _RETIRED})
+        except ValidationError as exc:
+            raise RetrievalError(f"bad calibration: {describe(exc)}; refit it with `votr-mcp calibrate`") from None
 
     def abstain_score(self, evidence: Mapping[str, float]) -> float:
         """The score abstention compares with ``abstain_threshold`` (abstain when below); without

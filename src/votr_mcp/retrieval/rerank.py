@@ -32,14 +32,19 @@ import math
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
 from numpy.typing import NDArray
+from pydantic import ConfigDict, Field, ValidationError
+from pydantic.dataclasses import dataclass as pydantic_dataclass
 
 from votr_mcp.errors import RetrievalError
 from votr_mcp.index.tokenize import content_tokens, stem
 from votr_mcp.retrieval.intent import ACTION_OF, action_word, query_bulk, request_action, request_object, text_actions, words_of
+from votr_mcp.settings import describe
+
+Finite = Annotated[float, Field(allow_inf_nan=False)]
 
 __all__ = [
     "FEATURES",
@@ -183,18 +188,19 @@ def head_features(query: QueryView, tools: Sequence[ToolView], bulk: NDArray[np.
     return x
 
 
-@dataclass(frozen=True, slots=True)
+@pydantic_dataclass(frozen=True, slots=True, config=ConfigDict(extra="forbid"))
 class RerankModel:
-    """Standardisation and weights of the linear rerank, with where they came from."""
+    """Standardisation and weights of the linear rerank, with where they came from. A pydantic
+    dataclass: a file with unknown fields, non-finite numbers or a zero scale is refused."""
 
-    weights: tuple[float, ...]
-    mean: tuple[float, ...]
-    scale: tuple[float, ...]
+    weights: tuple[Finite, ...]
+    mean: tuple[Finite, ...]
+    scale: tuple[Annotated[float, Field(gt=0.0, allow_inf_nan=False)], ...]
     features: tuple[str, ...] = FEATURES
-    head: int = 20
-    l2: float = 0.0
+    head: Annotated[int, Field(ge=1)] = 20
+    l2: Annotated[float, Field(ge=0.0, allow_inf_nan=False)] = 0.0
     source: str = ""
-    dev_loss: Mapping[str, float] = field(default_factory=dict)
+    dev_loss: dict[str, float] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.features != FEATURES:
@@ -218,12 +224,13 @@ class RerankModel:
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any]) -> "RerankModel":
+        if not isinstance(data, Mapping):
+            raise RetrievalError(f"a rerank model is a JSON object, got {type(data).__name__}; refit it with votr-mcp fit-rerank")
         try:
-            return cls(tuple(float(v) for v in data["weights"]), tuple(float(v) for v in data["mean"]),
-                       tuple(float(v) for v in data["scale"]), tuple(data["features"]), int(data.get("head", 20)),
-                       float(data.get("l2", 0.0)), str(data.get("source", "")), dict(data.get("dev_loss", {})))
-        except (KeyError, TypeError, ValueError) as exc:
-            raise RetrievalError(f"bad rerank model ({exc}); it needs features, weights, mean and scale lists") from exc
+            return cls(**data)
+        except ValidationError as exc:
+            raise RetrievalError(f"bad rerank model: {describe(exc)}; it needs features, weights, mean and scale lists "
+                                 "(votr-mcp fit-rerank writes one)") from None
 
     def save(self, path: str | Path) -> None:
         Path(path).write_text(json.dumps(self.to_dict(), indent=2) + "\n", encoding="utf-8")
