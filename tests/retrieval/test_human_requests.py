@@ -111,3 +111,14 @@ def test_a_harvested_tool_equal_to_a_registry_tool_borrows_its_examples_without_
     assert content_hash(harvested) == content_hash(Tool("my-git", "git_log", shipped.description, dict(shipped.input_schema)))
     other = Tool("my-git", "git_log", "Shows something else entirely")
     assert examples_of(other) == ()
+
+
+def test_a_request_in_another_language_is_scored_by_the_multilingual_model_alone(registry):
+    lexical, dense = registry._lexical, registry._dense
+    for query, routed in [("wie spät ist es in Tokio", True), ("what time is it in Tokyo", False)]:
+        vec = registry.embed([query])[query]
+        on = fuse(query, vec, lexical, dense, RetrievalConfig(), None, ())
+        off = fuse(query, vec, lexical, dense, RetrievalConfig(route_language=False), None, ())
+        use_alone = on.model_cosines[-1]
+        assert np.allclose(on.cosine, use_alone, atol=1e-5) is routed
+        assert np.allclose(off.cosine, np.mean(off.model_cosines, axis=0), atol=1e-5)

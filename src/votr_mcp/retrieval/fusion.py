@@ -21,6 +21,7 @@ from votr_mcp.index.dense import l2_normalise
 from votr_mcp.index.tokenize import tokenize
 from votr_mcp.retrieval.config import RetrievalConfig
 from votr_mcp.retrieval.formulas import gap_normalised, rrf, top_k
+from votr_mcp.retrieval.language import is_english
 
 __all__ = ["Fused", "fuse", "fused_head", "whole_vector"]
 
@@ -44,7 +45,9 @@ def fuse(text: str, vec: NDArray[np.float32] | None, lexical_index: LexicalIndex
          sparse_query: sp.csr_matrix | None = None) -> Fused:
     """Score ``text`` with every list the config switches on and fuse them (disallowed tools score nothing).
 
-    BM25 is always scored, since the rerank reads it; it joins the fusion only when ``cfg.bm25``."""
+    BM25 is always scored, since the rerank reads it; it joins the fusion only when ``cfg.bm25``.
+    A request not in English (language.py) is scored by the last model of a joint vector alone,
+    the multilingual one (index/models.py puts USE last): the English model's cosine is noise there."""
     n = lexical_index.bm25.n_docs
     fused = np.zeros(n, dtype=np.float64)
     cos = np.zeros(n, dtype=np.float64)
@@ -76,11 +79,16 @@ def fuse(text: str, vec: NDArray[np.float32] | None, lexical_index: LexicalIndex
             models = tuple(len(dense.slices) * (matrix @ m).astype(np.float64) for m in masked)
             if examples is not None and owner is not None:
                 example_models = tuple(_nearest_example(len(dense.slices) * (examples @ m), owner, n) for m in masked)
+            alone = None
             if not cfg.multilingual:  # the first model (MiniLM) alone, as if it were the only one
-                first, scale = dense.slices[0], np.sqrt(np.float32(len(dense.slices)))
-                matrix, vec = matrix[:, first] * scale, vec[first] * scale
-                descriptions, summaries = descriptions[:, first] * scale, summaries[:, first] * scale
-                examples = examples[:, first] * scale if examples is not None else None
+                alone = dense.slices[0]
+            elif cfg.route_language and len(dense.slices) > 1 and not is_english(text):
+                alone = dense.slices[-1]
+            if alone is not None:
+                scale = np.sqrt(np.float32(len(dense.slices)))
+                matrix, vec = matrix[:, alone] * scale, vec[alone] * scale
+                descriptions, summaries = descriptions[:, alone] * scale, summaries[:, alone] * scale
+                examples = examples[:, alone] * scale if examples is not None else None
         t = matrix @ vec
         cos = t.astype(np.float64)
         server_cos = np.maximum(descriptions @ vec, summaries @ vec).astype(np.float64)
