@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import logging
 import os
 import sys
 from collections.abc import Sequence
@@ -34,6 +33,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="votr-mcp", description="Find the right few tools among thousands, and call them.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug detail to stderr")
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    parser.add_argument("--log-format", choices=("text", "json"), default="text",
+                        help="stderr logs as timestamped text (default) or one JSON object per line")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
         try:
@@ -53,11 +54,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     parser = build_parser()
     args = parser.parse_args(argv)
-    logging.basicConfig(
-        stream=sys.stderr,
-        level=logging.DEBUG if args.verbose else logging.INFO,
-        format="%(levelname)s %(name)s: %(message)s",
-    )
+    from votr_mcp.cli._logging import setup_logging
+
+    setup_logging(verbose=args.verbose, fmt=args.log_format)
     handler = getattr(args, "handler", None)
     if handler is None:
         parser.print_help(sys.stderr)
