@@ -20,6 +20,9 @@ __all__ = ["main", "build_parser"]
 COMMANDS = ("search", "eval", "calibrate", "fit_adapter", "fit_rerank", "serve", "index", "tools", "upstreams", "bench")
 
 
+_LOG_FORMAT_HELP = "stderr logs as timestamped text (default) or one JSON object per line"
+
+
 def _version() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
@@ -34,7 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug detail to stderr")
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     parser.add_argument("--log-format", choices=("text", "json"), default="text",
-                        help="stderr logs as timestamped text (default) or one JSON object per line")
+                        help=_LOG_FORMAT_HELP)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
         try:
@@ -44,6 +47,9 @@ def build_parser() -> argparse.ArgumentParser:
                 continue  # a subcommand not built yet
             raise
         module.register(subparsers)
+    for sub in subparsers.choices.values():
+        # Also after the subcommand (`votr-mcp serve --log-format json`), where people put it.
+        sub.add_argument("--log-format", choices=("text", "json"), default=argparse.SUPPRESS, help=_LOG_FORMAT_HELP)
     return parser
 
 

@@ -42,8 +42,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     parser.add_argument("--guard-max-repeats", type=int, default=3, metavar="N", help="identical calls of a tool allowed within 60 s before the iteration guard evicts it (default 3)")
     parser.add_argument("--binding-mode", choices=("open", "strict"), default="open", help="strict: call_tool accepts only tools a search returned in this session")
     parser.add_argument("--store", default=None, metavar="PATH", help="SQLite registry (tools, embeddings, change control) used with --config; default under your user data dir; 'none' to keep nothing")
-    parser.add_argument("--log-format", choices=("text", "json"), default=argparse.SUPPRESS,
-                        help="stderr logs as timestamped text (default) or one JSON object per line")
     parser.add_argument("--otlp-endpoint", default=None, metavar="URL",
                         help="export OpenTelemetry spans (one per search and call) to this OTLP/HTTP collector, e.g. "
                              "http://localhost:4318 (default: $OTEL_EXPORTER_OTLP_ENDPOINT; unset: nothing is exported); "
