@@ -176,3 +176,28 @@ def test_charts_escape_names_and_leave_gaps_where_nothing_was_measured() -> None
     assert svg.count("<polyline") == 1 and svg.count("<circle") == 1  # one run of two points, one lone point
     table = heatmap(["00", "01"], [("<script>x</script>", [0, 3])])
     assert "<script>" not in table and "&lt;script&gt;" in table and ">3<" in table
+
+
+async def test_health_is_503_with_the_failing_checks_until_the_upstreams_are_harvested_and_the_model_loaded() -> None:
+    import httpx2
+
+    from votr_mcp.server.observability import web_routes
+    from votr_mcp.server.transports import HttpOptions, http_app
+
+    hub, sessions = make_hub()
+    hub.upstreams_started = anyio.Event()
+    hub.dense_pending = True
+    observer = observe(hub, sessions)
+    app = http_app(build_server(hub, observer=observer), "http", HttpOptions(token="t"), web_routes(observer, HttpOptions(token="t")))
+    async with httpx2.AsyncClient(transport=httpx2.ASGITransport(app=app), base_url="http://127.0.0.1") as http:
+        starting = await http.get("/health")
+        hub.upstreams_started.set()
+        hub.dense_pending = False
+        ready = await http.get("/health")
+        live = await http.get("/health/live")
+        gauge = (await http.get("/metrics", headers={"Authorization": "Bearer t"})).text
+    assert starting.status_code == 503 and starting.json() == {
+        "status": "starting", "checks": {"index": True, "upstreams_harvested": False, "model_loaded": False}}
+    assert ready.status_code == 200 and ready.json()["status"] == "ready"
+    assert live.status_code == 200
+    assert "votr_ready 1.0" in gauge
