@@ -37,7 +37,8 @@ INSTRUCTIONS = (
     "votr-mcp gives you access to many MCP servers' tools through two tools. "
     "First call search_tools with what you want to do; it returns the few tools that fit, each with a call name "
     "and a one-line signature (or none, with a reason, when nothing fits). Then call call_tool with that call name "
-    "and the tool's arguments. Search again whenever you need a different capability."
+    "and the tool's arguments. Search again whenever you need a different capability. "
+    "The resource votr://status lists the servers behind votr-mcp and whether each is up."
 )
 
 _SESSION_ID = {
