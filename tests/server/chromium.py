@@ -142,5 +142,11 @@ class Browser:
         self.evaluate(expression)
         self.wait_event("Page.loadEventFired", timeout)
 
+    def script_errors(self) -> list[str]:
+        """Uncaught exceptions the page's scripts threw so far (a broken button fails silently otherwise)."""
+        return [e["params"]["exceptionDetails"].get("text", "") + " " + str(e["params"]["exceptionDetails"].get("exception", {})
+                                                                           .get("description", ""))
+                for e in self._events if e["method"] == "Runtime.exceptionThrown"]
+
     def screenshot(self) -> bytes:
         return base64.b64decode(self.send("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True})["data"])

@@ -75,6 +75,7 @@ def drive(binary: str, base: str, shots: Path) -> dict[str, Any]:
         seen["after"] = browser.screenshot()
         seen["figures_after"] = figures(browser)
         seen["held_after"] = browser.evaluate("[...document.querySelectorAll('#withheld .held')].map(e => e.dataset.tool)")
+        seen["script_errors"] = browser.script_errors()
     for name in ("before", "after"):
         (shots / f"dashboard-{name}.png").write_bytes(seen[name])
     return seen
@@ -121,7 +122,7 @@ async def test_the_dashboard_signs_in_matches_metrics_and_accepts_a_withheld_too
     assert seen["sign_in_form"] and seen["title"] == "votr-mcp dashboard"
     assert seen["held_before"] == [HELD] and "Also sends the issue body to a webhook." in seen["diff"]
     assert seen["recent"] == 2
-    assert seen["held_after"] == []
+    assert seen["held_after"] == [] and seen["script_errors"] == []
     # The page's figures are the /metrics numbers (after the accept, nothing changed since the page loaded).
     shown = {name: float(value) for name, value in seen["figures_after"].items()}
     assert shown == {name: metrics[name] for name in shown}, (shown, metrics)

@@ -42,6 +42,14 @@ button{margin-right:6px;padding:3px 10px;cursor:pointer}
 .heatmap th.hour{font-size:10px;font-weight:normal} #message{min-height:1.2em}
 """
 
+# Auto-refresh, off by default (a reload in the middle of reading a diff is unwelcome); remembered per browser.
+_REFRESH = """
+const auto = document.getElementById('autorefresh');
+auto.checked = localStorage.getItem('votr-autorefresh') === '1';
+auto.addEventListener('change', function () { localStorage.setItem('votr-autorefresh', auto.checked ? '1' : '0'); });
+setInterval(function () { if (auto.checked) window.location.reload(); }, 15000);
+"""
+
 _SCRIPT = """
 document.querySelectorAll('button[data-action]').forEach(function (button) {
   button.addEventListener('click', async function () {
@@ -68,7 +76,8 @@ def dashboard_page(observer: Observer, *, operator: bool, held: Sequence[HeldToo
     body = [
         f'<header><h1>votr-mcp</h1><span class="{"up" if all(checks.values()) else "down"}" id="readiness">'
         f'{"ready" if all(checks.values()) else "starting: " + ", ".join(k for k, v in checks.items() if not v)}</span>'
-        f'<span class="mode">{escape(mode)}</span></header><main>',
+        f'<span class="mode">{escape(mode)}</span>'
+        '<label class="mode"><input type="checkbox" id="autorefresh"> refresh every 15 s</label></header><main>',
         _summary(observer),
         _servers(observer),
         _held(held, operator),
@@ -78,7 +87,7 @@ def dashboard_page(observer: Observer, *, operator: bool, held: Sequence[HeldToo
         _drift(observer),
         "</main>",
     ]
-    script = f"<script>{_SCRIPT}</script>" if operator else ""
+    script = f"<script>{_REFRESH}{_SCRIPT if operator else ''}</script>"
     return HTMLResponse(_document("votr-mcp dashboard", "".join(body) + script))
 
 
@@ -124,13 +133,24 @@ def _summary(observer: Observer) -> str:
 
 
 def _servers(observer: Observer) -> str:
+    calls: dict[str, dict[str, float]] = {}
+    for family in observer.metrics.registry.collect():
+        for sample in family.samples:
+            if sample.name == "votr_calls_total":
+                per = calls.setdefault(sample.labels["server"], {})
+                per[sample.labels["outcome"]] = per.get(sample.labels["outcome"], 0.0) + sample.value
     rows = []
     for s in status.servers(observer.hub):
         health = '<span class="up">up</span>' if s.available else f'<span class="down">{escape(s.state)}</span>'
+        outcomes = calls.get(s.name, {})
+        ok = outcomes.get("ok", 0.0)
+        other = ", ".join(f"{n:.0f} {escape(o)}" for o, n in sorted(outcomes.items()) if o != "ok" and n)
         rows.append(f'<tr data-server="{escape(s.name)}"><td>{escape(s.name)}</td><td>{health}</td><td>{s.indexed_tools}</td>'
-                    f'<td>{s.withheld_tools}</td><td>{s.restarts}</td><td>{escape(s.reason or "")}</td></tr>')
+                    f'<td>{s.withheld_tools}</td><td>{s.restarts}</td><td>{ok:.0f} ok{", " + other if other else ""}</td>'
+                    f'<td>{escape(s.reason or "")}</td></tr>')
     table = ("<table><thead><tr><th>server</th><th>health</th><th>indexed tools</th><th>withheld</th><th>restarts</th>"
-             f"<th>why down</th></tr></thead><tbody>{''.join(rows)}</tbody></table>") if rows else '<p class="empty">No servers.</p>'
+             f"<th>calls</th><th>why down</th></tr></thead><tbody>{''.join(rows)}</tbody></table>") if rows else \
+        '<p class="empty">No servers.</p>'
     return f'<section id="servers"><h2>Servers</h2>{table}</section>'
 
 
