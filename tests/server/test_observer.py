@@ -164,6 +164,7 @@ async def test_hit_rate_timeline_usage_and_drift_follow_the_recorded_events() ->
     observer.searched(["s"], "nothing fits", None, {"tools": [], "abstained": True}, 0.01)
     minute, searches, abstained, hits = observer.timeline(5)[-1]
     assert (searches, abstained, hits) == (21, 1, 10)
+    assert observer.hourly(3)[-1][1:] == (21, 1, 10) and observer.hourly(3)[0][1:] == (0, 0, 0)
     hours, rows = observer.usage(24)
     assert rows == [("github__create_issue", [0] * 23 + [10])]
     drift = observer.drift()
@@ -176,6 +177,29 @@ def test_charts_escape_names_and_leave_gaps_where_nothing_was_measured() -> None
     assert svg.count("<polyline") == 1 and svg.count("<circle") == 1  # one run of two points, one lone point
     table = heatmap(["00", "01"], [("<script>x</script>", [0, 3])])
     assert "<script>" not in table and "&lt;script&gt;" in table and ">3<" in table
+
+
+async def test_a_wrong_token_in_the_sign_in_form_is_refused_and_the_right_one_sets_a_strict_cookie_for_ui() -> None:
+    import httpx2
+
+    from votr_mcp.server.observability import web_routes
+    from votr_mcp.server.transports import HttpOptions, http_app
+
+    hub, sessions = make_hub()
+    observer = observe(hub, sessions)
+    options = HttpOptions(token="t0k")
+    app = http_app(build_server(hub, observer=observer), "http", options, web_routes(observer, options))
+    async with httpx2.AsyncClient(transport=httpx2.ASGITransport(app=app), base_url="http://127.0.0.1") as http:
+        wrong = await http.post("/ui/login", data={"token": "nope"})
+        right = await http.post("/ui/login", data={"token": "t0k"})
+        page = await http.get("/ui", headers={"Cookie": "votr_ui=t0k"})
+        not_for_metrics = await http.get("/metrics", headers={"Cookie": "votr_ui=t0k"})
+    assert wrong.status_code == 401 and "not the server" in wrong.text
+    assert right.status_code == 303 and right.headers["location"] == "/ui"
+    cookie = right.headers["set-cookie"].lower()
+    assert "votr_ui=t0k" in cookie and "httponly" in cookie and "samesite=strict" in cookie and "path=/ui" in cookie
+    assert page.status_code == 200 and "operator: decisions enabled" in page.text
+    assert not_for_metrics.status_code == 401  # the cookie stands in for the header under /ui only
 
 
 async def test_health_is_503_with_the_failing_checks_until_the_upstreams_are_harvested_and_the_model_loaded() -> None:

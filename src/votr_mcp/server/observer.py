@@ -172,6 +172,17 @@ class Observer:
         end = int(self.clock() // 60)
         return [(m, *self._minutes.get(m, (0, 0, 0))) for m in range(end - minutes + 1, end + 1)]  # type: ignore[misc]
 
+    def hourly(self, hours: int = 24) -> list[tuple[int, int, int, int]]:
+        """(hour, searches, abstained, hits) for the last ``hours`` hours, summed from the minutes kept."""
+        end = int(self.clock() // 3600)
+        sums = {h: [0, 0, 0] for h in range(end - hours + 1, end + 1)}
+        for minute, counts in self._minutes.items():
+            row = sums.get(minute // 60)
+            if row is not None:
+                for i in range(3):
+                    row[i] += counts[i]
+        return [(h, *row) for h, row in sums.items()]  # type: ignore[misc]
+
     def usage(self, hours: int = 24, top: int = 15) -> tuple[list[int], list[tuple[str, list[int]]]]:
         """The heatmap: the last ``hours`` hours, and the ``top`` most called tools with calls per hour."""
         end = int(self.clock() // 3600)

@@ -178,13 +178,19 @@ def _held(held: Sequence[HeldTool] | None, operator: bool) -> str:
 
 
 def _plots(observer: Observer) -> str:
-    line = observer.timeline(60)
-    labels = [time.strftime("%H:%M", time.localtime(minute * 60)) for minute, *_ in line]
-    answered = [s - a for _, s, a, _ in line]
-    hit = [h / n if n else None for (_, _, _, h), n in zip(line, answered)]
-    abstain = [a / s if s else None for _, s, a, _ in line]
-    chart = rate_chart("hit rate and abstention per minute, last hour", labels, [("hit rate", hit), ("abstention", abstain)])
-    return f'<section id="plots"><h2>Hit rate and abstention (per minute, last hour)</h2>{chart}</section>'
+    minutes = _rates("hit rate and abstention per minute, last hour", observer.timeline(60), 60, "%H:%M")
+    hours = _rates("hit rate and abstention per hour, last 24 hours", observer.hourly(24), 3600, "%H:00")
+    return (f'<section id="plots"><h2>Hit rate and abstention over time</h2><p class="muted">Hit rate: share of answered '
+            "searches after which the agent called a tool they returned. Abstention: share of searches that returned "
+            f"no tool.</p>{minutes}{hours}</section>")
+
+
+def _rates(title: str, rows: Sequence[tuple[int, int, int, int]], seconds: int, fmt: str) -> str:
+    labels = [time.strftime(fmt, time.localtime(at * seconds)) for at, *_ in rows]
+    answered = [s - a for _, s, a, _ in rows]
+    hit = [h / n if n else None for (_, _, _, h), n in zip(rows, answered)]
+    abstain = [a / s if s else None for _, s, a, _ in rows]
+    return rate_chart(title, labels, [("hit rate", hit), ("abstention", abstain)])
 
 
 def _recent(observer: Observer, limit: int = 30) -> str:
