@@ -1,11 +1,11 @@
 # Two entry points for a fresh machine (see README):
 #   make run   set up, then serve the embedded default catalog over stdio
-#   make test  set up (with the real upstream test servers), then run the test suite
+#   make test  set up (with the real upstream test servers and Chromium), then run the test suite
 PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
 
-.PHONY: setup run test test-servers
+.PHONY: setup run test test-servers test-browser
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -29,5 +29,11 @@ run: setup
 test-servers:
 	bash scripts/install-test-servers.sh
 
-test: setup test-servers
+# The dashboard's tests drive a real headless Chromium: the Debian package, installed here when
+# missing and apt-get can run (as root, or through password-less sudo); otherwise those tests skip
+# and say so.
+test-browser:
+	bash scripts/install-test-browser.sh
+
+test: setup test-servers test-browser
 	$(BIN)/python -m pytest

@@ -35,6 +35,7 @@ from votr_mcp.evaluation.suite import SPLIT_RULE, EvalSpec, evaluate, machine  #
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+import result_plots  # noqa: E402
 import risk_coverage  # noqa: E402
 DEFAULT_BENCH = HERE.parent.parent / "shared" / "bench"
 COMMAND = "python eval/make_results.py"
@@ -422,6 +423,14 @@ def verdicts_table(reports: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def plot_lines(meta: dict[str, Any], names: tuple[str, ...]) -> list[str]:
+    """Markdown images of the plots this run drew (eval/result_plots.py), with a blank line after each."""
+    titles = {"quality_test": "quality per set, test split", "latency": "search latency per set",
+              "ablation_test": "ablation grid, test split"}
+    plots = meta.get("plots") or {}
+    return [line for name in names if name in plots for line in (f"![{titles.get(name, name)}]({plots[name]})", "")]
+
+
 def summary_table(reports: list[dict[str, Any]], split: str) -> str:
     lines = ["| set | rows | " + " | ".join(SUMMARY_HEADS) + " |", "|---|---:|" + "---:|" * len(SUMMARY_KEYS)]
     for r in (r for r in reports if r["split"] == split):
@@ -479,6 +488,7 @@ def write_markdown(reports: list[dict[str, Any]], meta: dict[str, Any]) -> str:
         "",
         summary_table(reports, "test"),
         "",
+        *plot_lines(meta, ("quality_test", "latency")),
         "## Held-out product check: the shipped registry (every row; nothing was fit on it)",
         "",
         summary_table(reports, "all"),
@@ -524,6 +534,7 @@ def write_markdown(reports: list[dict[str, Any]], meta: dict[str, Any]) -> str:
         "",
         verdicts_table(reports),
         "",
+        *plot_lines(meta, ("ablation_test",)),
     ]
     for r in reports:
         if r.get("ablation"):
@@ -610,6 +621,11 @@ def main(argv: list[str] | None = None) -> int:
     if curves and out is not None:
         risk_coverage.plot(curves, out.with_name("risk_coverage.png"),
                            f"Abstention risk-coverage per set, test split (dot: shipped threshold) — {COMMAND}")
+    plots: dict[str, str] = {}
+    if reports and out is not None:
+        # PNGs of the tables below, next to RESULTS.md (eval/result_plots.py redraws them from results.json).
+        folder = out.with_name("plots")
+        plots = {name: str(path.relative_to(out.parent)) for name, path in result_plots.draw(reports, folder, COMMAND).items()}
     check = None if args.quick or args.sets else check_calibration(args.bench, cache_dir(args.cache_dir))
     rerank_check = None if args.quick or args.sets else check_rerank(args.bench, cache_dir(args.cache_dir))
     adapter_check = None if args.quick or args.sets else check_adapter(args.bench, cache_dir(args.cache_dir))
@@ -625,6 +641,7 @@ def main(argv: list[str] | None = None) -> int:
         "risk_coverage": {name: c["shipped"] | {"n": c["n"]} for name, c in curves.items()},
         "rerank_check": rerank_check,
         "adapter_check": adapter_check,
+        "plots": plots,
     }
     markdown = write_markdown(reports, meta)
     if out is None:

@@ -113,3 +113,21 @@ def test_each_recipe_the_fitting_commands_write_is_read_back_whole() -> None:
     assert (rerank["sets"], rerank["limit"], rerank["l2"], rerank["head"]) == ("mscbench+mcpzero", None, "0.01", "20")
     adapter = mr._ADAPTER_RECIPE.search(fit_source("fit-adapter", sets, 600, "rank 16", "l2 0.01"))
     assert (adapter["sets"], adapter["limit"], adapter["rank"], adapter["l2"]) == ("mscbench+mcpzero", "600", "16", "0.01")
+
+
+def test_the_plots_of_the_tables_are_drawn_as_pngs_and_linked_from_the_markdown(tmp_path: Path) -> None:
+    mr = load_script()
+    reports = [fake_report("mscbench", "dev", hit=False), fake_report("mscbench", "test", hit=True),
+               fake_report("mcpzero", "test", hit=False)]
+    reports[1]["overall"]["latency_ms"] = {"p50": 4.0, "p95": 9.0}
+    drawn = mr.result_plots.draw(reports, tmp_path / "plots", "python eval/make_results.py")
+    assert set(drawn) == {"quality_test", "quality_dev", "ablation_test", "latency"}
+    from matplotlib.image import imread
+
+    for path in drawn.values():
+        pixels = imread(path)
+        assert pixels.shape[0] > 200 and pixels.shape[1] > 200 and pixels[..., :3].std() > 0.01, path
+    plots = {name: str(path.relative_to(tmp_path)) for name, path in drawn.items()}
+    assert mr.plot_lines({"plots": plots}, ("quality_test", "latency")) == [
+        "![quality per set, test split](plots/quality_test.png)", "", "![search latency per set](plots/latency.png)", ""]
+    assert mr.plot_lines({}, ("quality_test",)) == []

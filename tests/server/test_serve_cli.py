@@ -20,6 +20,7 @@ def test_a_port_in_use_is_one_line_and_exit_code_2(tmp_path) -> None:
                                "--no-dense", "--store", "none"], capture_output=True, text=True, timeout=120,
                               env={"XDG_DATA_HOME": str(tmp_path), "PATH": "/usr/bin:/bin"})
     assert done.returncode == 2
-    errors = [line for line in done.stderr.splitlines() if not line.startswith("INFO ")]
+    # Log lines start with a timestamp, then the level.
+    errors = [line for line in done.stderr.splitlines() if line.split(" ", 2)[1:2] != ["INFO"] and not line.startswith("INFO ")]
     assert errors == [f"votr-mcp: cannot listen on 127.0.0.1:{port}: Address already in use; choose another --port "
                       "(0 picks a free one) or stop what is using it"]

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import logging
 import os
 import sys
 from collections.abc import Sequence
@@ -19,6 +18,9 @@ __all__ = ["main", "build_parser"]
 
 # Modules under votr_mcp.cli that provide subcommands, in help order.
 COMMANDS = ("search", "eval", "calibrate", "fit_adapter", "fit_rerank", "fit_request", "serve", "index", "tools", "upstreams", "bench")
+
+
+_LOG_FORMAT_HELP = "stderr logs as timestamped text (default) or one JSON object per line"
 
 
 def _version() -> str:
@@ -34,6 +36,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="votr-mcp", description="Find the right few tools among thousands, and call them.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug detail to stderr")
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    parser.add_argument("--log-format", choices=("text", "json"), default="text",
+                        help=_LOG_FORMAT_HELP)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
         try:
@@ -43,6 +47,9 @@ def build_parser() -> argparse.ArgumentParser:
                 continue  # a subcommand not built yet
             raise
         module.register(subparsers)
+    for sub in subparsers.choices.values():
+        # Also after the subcommand (`votr-mcp serve --log-format json`), where people put it.
+        sub.add_argument("--log-format", choices=("text", "json"), default=argparse.SUPPRESS, help=_LOG_FORMAT_HELP)
     return parser
 
 
@@ -53,11 +60,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     parser = build_parser()
     args = parser.parse_args(argv)
-    logging.basicConfig(
-        stream=sys.stderr,
-        level=logging.DEBUG if args.verbose else logging.INFO,
-        format="%(levelname)s %(name)s: %(message)s",
-    )
+    from votr_mcp.cli._logging import setup_logging
+
+    setup_logging(verbose=args.verbose, fmt=args.log_format)
     handler = getattr(args, "handler", None)
     if handler is None:
         parser.print_help(sys.stderr)

@@ -42,6 +42,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     parser.add_argument("--guard-max-repeats", type=int, default=3, metavar="N", help="identical calls of a tool allowed within 60 s before the iteration guard evicts it (default 3)")
     parser.add_argument("--binding-mode", choices=("open", "strict"), default="open", help="strict: call_tool accepts only tools a search returned in this session")
     parser.add_argument("--store", default=None, metavar="PATH", help="SQLite registry (tools, embeddings, change control) used with --config; default under your user data dir; 'none' to keep nothing")
+    parser.add_argument("--otlp-endpoint", default=None, metavar="URL",
+                        help="export OpenTelemetry spans (one per search and call) to this OTLP/HTTP collector, e.g. "
+                             "http://localhost:4318 (default: $OTEL_EXPORTER_OTLP_ENDPOINT; unset: nothing is exported); "
+                             "needs pip install 'votr-mcp[otel]'")
     parser.set_defaults(handler=run)
 
 
@@ -81,6 +85,7 @@ def run(args: argparse.Namespace) -> int:
         wait_for_dense=args.wait_for_dense,
         embedding_cache=cache_dir(None),
     )
+    provider = _tracing(args.otlp_endpoint)
     try:
         anyio.run(serve, options)
     except (OSError, BaseExceptionGroup) as exc:
@@ -90,7 +95,30 @@ def run(args: argparse.Namespace) -> int:
         print(f"votr-mcp: cannot listen on {args.host}:{args.port}: {taken}; choose another --port "
               "(0 picks a free one) or stop what is using it", file=sys.stderr)
         return 2
+    finally:
+        if provider is not None:
+            provider.shutdown()  # flush the spans still batched
     return 0
+
+
+def _tracing(flag: str | None) -> object | None:
+    """The tracer provider exporting to ``--otlp-endpoint`` (or $OTEL_EXPORTER_OTLP_ENDPOINT), or None."""
+    from votr_mcp.errors import ConfigError
+    from votr_mcp.server.tracing import configure_otlp
+
+    endpoint = flag or os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT") or None
+    if endpoint is None:
+        return None
+    try:
+        provider = configure_otlp(endpoint)
+    except ConfigError as exc:
+        if flag:
+            raise
+        # Set for other programs perhaps: say why votr does not export, and serve anyway.
+        log.warning("OTEL_EXPORTER_OTLP_ENDPOINT is set but no spans are exported: %s", exc)
+        return None
+    log.info("exporting OpenTelemetry spans to %s", endpoint)
+    return provider
 
 
 def _address_in_use(exc: BaseException) -> str | None:

@@ -25,6 +25,8 @@ from mcp.server.mcpserver.exceptions import ToolError
 import votr_mcp
 from votr_mcp.errors import VotrError
 from votr_mcp.server.hub import MAX_RESULTS_CAP, Hub
+from votr_mcp.server.observe_requests import StatusResource, watch_call, watch_search
+from votr_mcp.server.observer import Observer
 from votr_mcp.server.render import SEARCH_OUTPUT_SCHEMA
 
 __all__ = ["build_server", "SEARCH_TOOL", "CALL_TOOL", "INSTRUCTIONS"]
@@ -35,7 +37,8 @@ INSTRUCTIONS = (
     "votr-mcp gives you access to many MCP servers' tools through two tools. "
     "First call search_tools with what you want to do; it returns the few tools that fit, each with a call name "
     "and a one-line signature (or none, with a reason, when nothing fits). Then call call_tool with that call name "
-    "and the tool's arguments. Search again whenever you need a different capability."
+    "and the tool's arguments. Search again whenever you need a different capability. "
+    "The resource votr://status lists the servers behind votr-mcp and whether each is up."
 )
 
 _SESSION_ID = {
@@ -90,9 +93,15 @@ _META_TOOLS = {SEARCH_TOOL.name: SEARCH_TOOL, CALL_TOOL.name: CALL_TOOL}
 
 
 def build_server(
-    hub: Hub, *, expose_all: bool = False, name: str = "votr-mcp", on_disconnect: Callable[[str], None] | None = None
+    hub: Hub,
+    *,
+    expose_all: bool = False,
+    name: str = "votr-mcp",
+    on_disconnect: Callable[[str], None] | None = None,
+    observer: Observer | None = None,
 ) -> Server[Any]:
-    """The low-level MCP server for ``hub``; ``on_disconnect(transport_key)`` runs when a client connection closes."""
+    """The low-level MCP server for ``hub``; ``on_disconnect(transport_key)`` runs when a client connection
+    closes; ``observer`` is told of every search and call (metrics, traces, the dashboard)."""
     exposed: dict[str, types.Tool] = {}
 
     async def list_tools(ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
@@ -113,19 +122,25 @@ def build_server(
         key = _transport_key(ctx, on_disconnect)
         try:
             if params.name == SEARCH_TOOL.name:
-                answer = await hub.search(
-                    args.get("query"),
-                    server_intent=args.get("server_intent"),
-                    tool_intent=args.get("tool_intent"),
-                    max_results=args.get("max_results"),
-                    session_id=args.get("session_id"),
-                    transport_key=key,
-                )
+                with watch_search(observer, key, args) as seen:
+                    answer = await hub.search(
+                        args.get("query"),
+                        server_intent=args.get("server_intent"),
+                        tool_intent=args.get("tool_intent"),
+                        max_results=args.get("max_results"),
+                        session_id=args.get("session_id"),
+                        transport_key=key,
+                    )
+                    seen.answer = answer
                 return types.CallToolResult(content=[types.TextContent(type="text", text=answer.text)], structured_content=answer.structured)
             if params.name == CALL_TOOL.name:
-                return await hub.call(args.get("name"), args.get("arguments"), session_id=args.get("session_id"), transport_key=key)
+                with watch_call(observer, hub, key, args.get("name"), args.get("session_id")) as seen:
+                    seen.result = await hub.call(args.get("name"), args.get("arguments"), session_id=args.get("session_id"), transport_key=key)
+                return seen.result
             if expose_all:
-                return await hub.call(params.name, dict(args), transport_key=key)
+                with watch_call(observer, hub, key, params.name, None) as seen:
+                    seen.result = await hub.call(params.name, dict(args), transport_key=key)
+                return seen.result
             raise ToolError(f"Unknown tool '{params.name}': this server has only search_tools and call_tool.")
         except ToolError as exc:
             log.info("%s refused: %s", params.name, str(exc).splitlines()[0])
@@ -147,12 +162,15 @@ def build_server(
         tool = _META_TOOLS.get(tool_name) or exposed.get(tool_name)
         return None if tool is None else tool.input_schema
 
+    resources = StatusResource(hub)
     server = Server(
         name,
         version=votr_mcp.__version__,
         instructions=INSTRUCTIONS,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
+        on_list_resources=resources.list,
+        on_read_resource=resources.read,
         get_tool_input_schema=input_schema,
     )
     return server

@@ -11,6 +11,7 @@ import difflib
 import functools
 import json
 import logging
+import time
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -27,6 +28,7 @@ from votr_mcp.retrieval.render import signature
 from votr_mcp.server.hooks import ChangeControl, NoChangeControl, NoSessions, Resolved, SearchedTool, SessionHooks
 from votr_mcp.server.live_index import LiveIndex, Snapshot
 from votr_mcp.server.render import Found, search_structured, search_text
+from votr_mcp.server.status import down_server_message, intent_note
 from votr_mcp.server.validation import ArgumentsChecker
 
 __all__ = ["Hub", "Upstreams", "SearchAnswer", "ToolError"]
@@ -58,6 +60,7 @@ class SearchAnswer:
 
     text: str
     structured: dict[str, Any]
+    timings: Mapping[str, float] = field(default_factory=dict)  # seconds per stage, for metrics
 
 
 @dataclass
@@ -120,7 +123,9 @@ class Hub:
             exclude=withheld,
         )
         # Retrieval is CPU work (a query embedding); keep the event loop free for other requests.
+        started = time.perf_counter()
         result = await anyio.to_thread.run_sync(search)
+        retrieval = time.perf_counter() - started
         hits = list(result.hits)
         if limit is not None:
             hits = hits[:limit]
@@ -135,6 +140,9 @@ class Hub:
             found = [_replace_bound(f, f.call_name in session_notes.bound) for f in found]
         if session_notes.note:
             notes.append(session_notes.note)
+        down = intent_note(self, server_intent, (f.tool.server for f in found))
+        if down:
+            notes.append(down)
         if self.upstreams is None and found:
             notes.append("No upstream servers are configured, so these tools cannot be called yet; call_tool says how to add their server.")
         dense = getattr(result, "dense_used", None)
@@ -151,6 +159,7 @@ class Hub:
         answer = SearchAnswer(
             search_text(found, abstained=abstained, reason=reason, notes=text_notes, mark_unavailable=self.upstreams is not None),
             search_structured(found, abstained=abstained, reason=reason, session_id=sid, notes=notes, dense=dense),
+            {"retrieval": retrieval},
         )
         self.answered.set()
         return answer
@@ -212,7 +221,7 @@ class Hub:
         snap = self.index.current
         tool = snap.by_name.get(name.strip())
         if tool is None:
-            raise ToolError(self._unknown_message(snap, name.strip()))
+            raise ToolError(down_server_message(self, name.strip()) or self._unknown_message(snap, name.strip()))
         call_name = snap.names[tool.key]
         refusal = self.change_control.refusal(tool.key)
         if refusal:

@@ -32,6 +32,7 @@ from votr_mcp.server.app import build_server
 from votr_mcp.server.hooks import ChangeControl, NoChangeControl, SessionHooks
 from votr_mcp.server.hub import Hub
 from votr_mcp.server.live_index import LiveIndex, Searcher, Snapshot
+from votr_mcp.server.observability import observe, web_routes
 from votr_mcp.server.sessions import ManagedSessions
 from votr_mcp.server.transports import HttpOptions, serve_http, serve_stdio
 
@@ -159,7 +160,9 @@ async def serve(
         sessions = session_hooks(options)
     async with AsyncExitStack() as stack:
         hub, start = await _prepare(options, stack, sessions, change_control or NoChangeControl())
-        server = build_server(hub, expose_all=options.expose_all, on_disconnect=getattr(sessions, "close_transport", None))
+        observer = observe(hub, sessions)
+        server = build_server(hub, expose_all=options.expose_all, on_disconnect=getattr(sessions, "close_transport", None),
+                              observer=observer)
         async with anyio.create_task_group() as tg:
             tg.start_soon(start)
             hub.dense_pending = options.dense
@@ -174,7 +177,8 @@ async def serve(
                 tg.start_soon(_stop_on_signals, tg.cancel_scope)
                 await serve_stdio(server)
             else:
-                await serve_http(server, options.transport, options.http)  # uvicorn shuts down gracefully on signals
+                # uvicorn shuts down gracefully on signals
+                await serve_http(server, options.transport, options.http, routes=web_routes(observer, options.http))
             tg.cancel_scope.cancel()  # the client left or the server stopped: stop upstreams and the model load too
 
 
@@ -383,6 +387,9 @@ class _UpstreamsView:
     def configured(self, server: str) -> bool:
         entry = self._config.get(server)
         return entry is not None and not entry.disabled
+
+    def statuses(self) -> Mapping[str, Any]:
+        return self._upstreams.statuses()  # type: ignore[no-any-return]
 
     def unavailable(self, server: str) -> str | None:
         if self._upstreams.available(server):

@@ -6,7 +6,7 @@ layer speaks ``SessionManager``/``Session``. A tool's identity in a session is i
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from votr_mcp.catalog import Tool
@@ -22,6 +22,7 @@ class ManagedSessions:
 
     def __init__(self, manager: SessionManager) -> None:
         self.manager = manager
+        self.on_trip: Callable[[str], None] | None = None  # told the call name when the guard evicts a tool
 
     def resolve(self, transport_key: str | None, session_id: str | None) -> Resolved:
         try:
@@ -47,7 +48,10 @@ class ManagedSessions:
         self.manager.get(session).admit(call_name)
 
     def after_call(self, session: str, call_name: str, tool: Tool, arguments: Mapping[str, Any], is_error: bool) -> str | None:
-        return self.manager.get(session).after_call(call_name, arguments, tolerant=polling_tolerant(tool.annotations))
+        note = self.manager.get(session).after_call(call_name, arguments, tolerant=polling_tolerant(tool.annotations))
+        if note is not None and self.on_trip is not None:
+            self.on_trip(call_name)
+        return note
 
     def close_transport(self, transport_key: str) -> None:
         self.manager.close_transport(transport_key)

@@ -30,7 +30,7 @@ from mcp.shared.message import SessionMessage
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Mount, Route
+from starlette.routing import BaseRoute, Mount, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from votr_mcp.server.jsonrpc import Reply, read_line
@@ -191,8 +191,10 @@ def security_settings(options: HttpOptions) -> TransportSecuritySettings:
     return TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins)
 
 
-def http_app(server: Server[Any], transport: str, options: HttpOptions) -> Starlette:
-    """The ASGI app for ``transport`` 'http' (streamable HTTP at /mcp) or 'sse' (/sse + /messages/)."""
+def http_app(server: Server[Any], transport: str, options: HttpOptions, routes: Sequence[BaseRoute] = ()) -> Starlette:
+    """The ASGI app for ``transport`` 'http' (streamable HTTP at /mcp) or 'sse' (/sse + /messages/),
+    plus ``routes`` (``/metrics``, ``/health``, ``/ui``: votr_mcp.server.observability), all behind
+    the same Host check and token; only ``/health`` answers without the token."""
     security = security_settings(options)
     if transport == "http":
         app = server.streamable_http_app(streamable_http_path="/mcp", transport_security=security, host=options.host)
@@ -200,6 +202,7 @@ def http_app(server: Server[Any], transport: str, options: HttpOptions) -> Starl
         app = _sse_app(server, security)
     else:
         raise ValueError(f"unknown HTTP transport {transport!r}; use 'http' or 'sse'")
+    app.router.routes[:0] = list(routes)
     app.add_middleware(_StrictHost, names=allowed_names(options))
     if options.token:
         app.add_middleware(_BearerToken, token=options.token)
@@ -276,21 +279,49 @@ def _sse_app(server: Server[Any], security: TransportSecuritySettings) -> Starle
     return Starlette(routes=[Route("/sse", endpoint=handle_sse, methods=["GET"]), Mount("/messages/", app=sse.handle_post_message)])
 
 
+OPEN_PATHS = ("/health", "/health/live", "/ui/login")  # answer without the token (probes; the token form)
+UI_COOKIE = "votr_ui"  # a browser cannot send a bearer header when it navigates: /ui/login sets this
+
+
 class _BearerToken:
-    """Refuse HTTP requests without ``Authorization: Bearer <token>`` (constant-time compare)."""
+    """Refuse HTTP requests without ``Authorization: Bearer <token>`` (constant-time compare).
+
+    Under ``/ui`` the token may also come in the ``votr_ui`` cookie that ``/ui/login`` sets
+    (HttpOnly, SameSite=Strict, path /ui). A request that carries the token is the operator's:
+    ``scope["votr.operator"]`` is set for the dashboard's actions."""
 
     def __init__(self, app: ASGIApp, token: str) -> None:
         self.app = app
         self.expected = f"Bearer {token}".encode()
+        self.token = token.encode()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
-            given = dict(scope.get("headers") or ()).get(b"authorization", b"")
-            if not secrets.compare_digest(given, self.expected):
-                response = JSONResponse({"error": "missing or wrong bearer token; send 'Authorization: Bearer <token>'"}, status_code=401)
+            path = scope.get("path", "")
+            headers = dict(scope.get("headers") or ())
+            ok = secrets.compare_digest(headers.get(b"authorization", b""), self.expected)
+            if not ok and (path == "/ui" or path.startswith("/ui/")):
+                ok = secrets.compare_digest(_cookie(headers.get(b"cookie", b""), UI_COOKIE), self.token)
+            if ok:
+                scope["votr.operator"] = True
+            elif path not in OPEN_PATHS:
+                response: Response = JSONResponse({"error": "missing or wrong bearer token; send 'Authorization: Bearer <token>'"},
+                                                  status_code=401)
+                if path == "/ui" or path.startswith("/ui/"):
+                    from votr_mcp.server.dashboard.pages import login_page
+
+                    response = login_page()
                 await response(scope, receive, send)
                 return
         await self.app(scope, receive, send)
+
+
+def _cookie(header: bytes, name: str) -> bytes:
+    for part in header.split(b";"):
+        key, _, value = part.strip().partition(b"=")
+        if key == name.encode():
+            return value
+    return b""
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -304,11 +335,12 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-async def serve_http(server: Server[Any], transport: str, options: HttpOptions, *, ready: anyio.Event | None = None) -> None:
+async def serve_http(server: Server[Any], transport: str, options: HttpOptions, *, ready: anyio.Event | None = None,
+                     routes: Sequence[BaseRoute] = ()) -> None:
     """Serve ``transport`` over HTTP until cancelled; logs the URL it listens on."""
     import uvicorn  # only the HTTP transports need it
 
-    app = http_app(server, transport, options)
+    app = http_app(server, transport, options, routes)
     sock = bind(options.host, options.port)
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host

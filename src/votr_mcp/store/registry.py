@@ -118,6 +118,23 @@ class Registry:
         """Make an older version the accepted one (undo a mistaken acceptance)."""
         return self._set_accepted(self.find(name), version, "rolled_back")
 
+    def reject(self, name: str, note: str = "") -> ToolRecord:
+        """Record that the version upstream serves now was reviewed and refused: the tool stays
+        held (upstream already runs that code), the audit trail says so, and accepting it later
+        still works. Refuses a tool that is not held."""
+        record = self.find(name)
+        if record.status != "held":
+            raise StoreError(f"tool '{record.server}/{record.name}' is {record.status}, not held; only a held version can be rejected")
+        with _sqlite.guard("rejecting a tool version"), _sqlite.write(self.conn):
+            found = self.conn.execute(
+                "SELECT t.id, v.id FROM tools t JOIN servers s ON s.id = t.server_id LEFT JOIN tool_versions v "
+                "ON v.server_id = t.server_id AND v.name = t.name AND v.version = ? WHERE s.name = ? AND t.name = ?",
+                (record.version, record.server, record.name)).fetchall()
+            tid, vid = found[0]
+            self._decide(int(tid), None if vid is None else int(vid), "rejected", _now(), note)
+        self.generation += 1
+        return self.find(f"{record.server}/{record.name}")
+
     def retire_servers(self, keep: Iterable[str]) -> int:
         """Mark every tool of servers not in ``keep`` removed (servers dropped from the config);
         returns how many tools that removed."""

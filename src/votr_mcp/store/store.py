@@ -98,6 +98,11 @@ class StoreChangeControl:
         self._version: tuple[int, int] | None = None
         self._held: frozenset[ToolKey] = frozenset()
 
+    @property
+    def store(self) -> Store:
+        """The store (the dashboard reads held tools' history and records decisions through it)."""
+        return self._store
+
     def withheld(self) -> Collection[ToolKey]:
         version = (self._store.data_version(), self._store.registry.generation)
         if version != self._version:
