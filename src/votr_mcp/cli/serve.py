@@ -42,6 +42,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     parser.add_argument("--guard-max-repeats", type=int, default=3, metavar="N", help="identical calls of a tool allowed within 60 s before the iteration guard evicts it (default 3)")
     parser.add_argument("--binding-mode", choices=("open", "strict"), default="open", help="strict: call_tool accepts only tools a search returned in this session")
     parser.add_argument("--store", default=None, metavar="PATH", help="SQLite registry (tools, embeddings, change control) used with --config; default under your user data dir; 'none' to keep nothing")
+    parser.add_argument("--sessions", default=None, metavar="URL", help="redis://host:port/db: keep sessions (tool context, loop guard) in Redis, so several replicas serve one agent's requests in any order; default: in this process")
     parser.set_defaults(handler=run)
 
 
@@ -78,6 +79,7 @@ def run(args: argparse.Namespace) -> int:
         binding_mode=args.binding_mode,
         store_path=args.store,
         wait_for_dense=args.wait_for_dense,
+        sessions_url=_sessions_url(args.sessions),
     )
     try:
         anyio.run(serve, options)
@@ -89,6 +91,14 @@ def run(args: argparse.Namespace) -> int:
               "(0 picks a free one) or stop what is using it", file=sys.stderr)
         return 2
     return 0
+
+
+def _sessions_url(url: str | None) -> str | None:
+    from votr_mcp.errors import ConfigError
+
+    if url is not None and not url.startswith(("redis://", "rediss://", "unix://")):
+        raise ConfigError(f"--sessions takes a Redis URL (redis://host:6379/0, rediss://… or unix:///path.sock), got {url.split('@')[-1]!r}")
+    return url
 
 
 def _address_in_use(exc: BaseException) -> str | None:

@@ -55,6 +55,7 @@ class ServeOptions:
     binding_mode: str = "open"
     store_path: str | None = None
     wait_for_dense: bool = False
+    sessions_url: str | None = None  # redis://…: sessions shared by every replica (session/redis_store.py)
 
 
 def build_searcher(catalog: Catalog, *, embedder: Any = None, cache: Any = None) -> Searcher:
@@ -177,6 +178,11 @@ def session_hooks(options: ServeOptions) -> ManagedSessions:
 
     guard = GuardSettings(max_repeats=options.guard_max_repeats or 3)
     settings = SessionSettings(guard=guard, context=ContextSettings(mode=options.binding_mode))  # type: ignore[arg-type]
+    if options.sessions_url:
+        from votr_mcp.session.redis_store import RedisSessions
+
+        log.info("sessions: shared, in %s", options.sessions_url.split("@")[-1])
+        return ManagedSessions(RedisSessions.from_url(options.sessions_url, settings))  # type: ignore[arg-type]
     return ManagedSessions(SessionManager(settings))
 
 
