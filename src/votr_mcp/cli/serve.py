@@ -41,7 +41,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     parser.add_argument("--wait-for-dense", action="store_true", help="searches wait (up to 15 min) for the embedding model and catalog embeddings instead of answering lexically meanwhile")
     parser.add_argument("--guard-max-repeats", type=int, default=3, metavar="N", help="identical calls of a tool allowed within 60 s before the iteration guard evicts it (default 3)")
     parser.add_argument("--binding-mode", choices=("open", "strict"), default="open", help="strict: call_tool accepts only tools a search returned in this session")
-    parser.add_argument("--store", default=None, metavar="PATH", help="SQLite registry (tools, embeddings, change control) used with --config; default under your user data dir; 'none' to keep nothing")
+    parser.add_argument("--store", default=None, metavar="PATH", help="SQLite registry (tools, embeddings, change control) used with --config; default under your user data dir; 'none' to keep nothing; postgresql://… to share one registry between several replicas")
     parser.add_argument("--sessions", default=None, metavar="URL", help="redis://host:port/db: keep sessions (tool context, loop guard) in Redis, so several replicas serve one agent's requests in any order; default: in this process")
     parser.set_defaults(handler=run)
 

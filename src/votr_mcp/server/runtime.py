@@ -241,7 +241,25 @@ async def _prepare_catalog(options: ServeOptions, stack: AsyncExitStack, session
     async def nothing() -> None:
         return None
 
+    if store is not None and options.catalog_path is None and hasattr(store, "on_change"):
+        return hub, lambda: _follow_store(hub, store)
     return hub, nothing
+
+
+async def _follow_store(hub: Hub, store: Any) -> None:
+    """A shared store (PostgreSQL) as the catalog: another replica's index run or an operator's
+    accept reaches this replica's index within a fraction of a second of its commit."""
+    seen = store.data_version()
+    while True:
+        await anyio.sleep(0.1)
+        version = store.data_version()  # counts the store's change notifications: no query
+        if version == seen:
+            continue
+        seen = version
+        catalog = await anyio.to_thread.run_sync(lambda: store.registry.catalog(include_held=True))
+        if list(catalog) != list(hub.index.current.catalog):
+            log.info("the store changed: re-indexing %d tools", len(catalog))
+            await hub.index.rebuild(catalog)
 
 
 async def _prepare_upstreams(options: ServeOptions, stack: AsyncExitStack, sessions: SessionHooks, change_control: ChangeControl) -> tuple[Hub, Any]:
@@ -326,14 +344,15 @@ async def _open_store(options: ServeOptions, stack: AsyncExitStack) -> Any:
     """The SQLite registry (``--store``; default under the user data dir; 'none' for no store)."""
     if options.store_path == "none":
         return None
-    from votr_mcp.store import Store, default_store_path
+    from votr_mcp.store import default_store_path
+    from votr_mcp.store.backends import is_url, open_store
 
     path = options.store_path or str(default_store_path())
-    if path != ":memory:":
+    if path != ":memory:" and not is_url(path):
         Path(path).parent.mkdir(parents=True, exist_ok=True)
-    store = await anyio.to_thread.run_sync(Store.open, path)
+    store = await anyio.to_thread.run_sync(open_store, path)
     stack.callback(store.close)
-    log.info("registry store: %s", path)
+    log.info("registry store: %s", store.path)
     return store
 
 
