@@ -15,6 +15,7 @@ import socket
 import subprocess
 import tempfile
 import time
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -68,7 +69,10 @@ def redis_server() -> Iterator[str]:
 def postgres_server() -> Iterator[str]:
     """A fresh PostgreSQL (with pgvector when the pgserver wheel provides it); yields its URL."""
     try:
-        import pgserver  # type: ignore[import-untyped]
+        with warnings.catch_warnings():
+            # pgserver reads platformdirs' runtime dir at import, which warns when XDG_RUNTIME_DIR is unset.
+            warnings.simplefilter("ignore")
+            import pgserver  # type: ignore[import-untyped]
     except ImportError:
         pgserver = None
     if pgserver is not None:
