@@ -216,8 +216,14 @@ async def _prepare_catalog(options: ServeOptions, stack: AsyncExitStack, session
     store = await _open_store(options, stack) if options.store_path not in (None, "none") else None
     cache = store.vectors if store is not None else None
     catalog, source, path = Catalog([]), "", None
+    stored = None
+    if options.catalog_path is None and store is not None and options.dense and options.store_path != ":memory:":
+        stored = await anyio.to_thread.run_sync(_stored_index, store)
     if options.catalog_path is None and store is not None:
-        catalog = await anyio.to_thread.run_sync(lambda: store.registry.catalog(include_held=True))
+        if stored is not None and stored.loaded is not None:
+            catalog = stored.loaded.catalog  # what the store holds: the snapshot's fingerprint says so
+        else:
+            catalog = await anyio.to_thread.run_sync(lambda: store.registry.catalog(include_held=True))
         source = f"the store {options.store_path}"
         if len(catalog) and isinstance(change_control, NoChangeControl):
             from votr_mcp.store import StoreChangeControl
@@ -234,8 +240,10 @@ async def _prepare_catalog(options: ServeOptions, stack: AsyncExitStack, session
             hints = {**registry_setup_hints(default_registry_path()), **hints}
         except VotrError:
             pass  # no embedded registry in this install: generic hints
-    hub = Hub(LiveIndex(catalog, build_searcher(catalog, cache=cache), reindex=reindex), None, sessions, change_control,
+    searcher = stored.lexical() if stored is not None and stored.loaded is not None else build_searcher(catalog, cache=cache)
+    hub = Hub(LiveIndex(catalog, searcher, reindex=reindex), None, sessions, change_control,
               setup_hints=hints, default_max_results=options.max_results)
+    hub.stored_index = stored if store is not None and options.catalog_path is None else None  # type: ignore[attr-defined]
     hub.ready.set()
 
     async def nothing() -> None:
@@ -374,13 +382,29 @@ async def _load_dense(hub: Hub) -> None:
     await hub.ready.wait()
     try:
         embedder = await anyio.to_thread.run_sync(load_embedder)
-        await hub.index.update(lambda snap: (snap.catalog, _with_embedder(snap.searcher, embedder)))
+        stored = getattr(hub, "stored_index", None)
+
+        def attach(snap: Snapshot) -> tuple[Catalog, Searcher]:
+            loaded = stored.with_models(snap.catalog, embedder) if stored is not None else None
+            return snap.catalog, loaded if loaded is not None else _with_embedder(snap.searcher, embedder)
+
+        ready = await hub.index.update(attach)
         log.info("dense retrieval ready")
+        if stored is not None and stored.loaded is None:
+            await anyio.to_thread.run_sync(stored.save, ready.searcher)
     except Exception:  # noqa: BLE001 - lexical search still works; say why dense did not come
         log.exception("could not load the embedding model; serving lexical results only")
     finally:
         hub.dense_pending = False
         hub.dense_done.set()
+
+
+def _stored_index(store: Any) -> Any:
+    """The index snapshot of ``store`` (server/stored_index.py), for the models serve loads."""
+    from votr_mcp.index.models import default_embedder
+    from votr_mcp.server.stored_index import StoredIndex
+
+    return StoredIndex.open(store, default_embedder().model_id)
 
 
 def _with_embedder(searcher: Any, embedder: Any) -> Searcher:
