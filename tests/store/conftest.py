@@ -66,6 +66,13 @@ def postgres_url() -> Iterator[str]:
         pytest.skip(str(exc))
 
 
+@pytest.fixture
+def sqlite_store() -> Iterator[Store]:
+    """For what only the SQLite store has (sqlite-vec KNN inside the file)."""
+    with Store.open(":memory:") as opened:
+        yield opened
+
+
 @pytest.fixture(params=["sqlite", "postgresql"])
 def store(request: pytest.FixtureRequest) -> Iterator[Store]:
     """The registry tests run on both stores: SQLite (embedded) and PostgreSQL (shared by replicas)."""
