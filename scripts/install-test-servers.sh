@@ -7,10 +7,11 @@
 #   PyPI (tests/servers/.venv, requirements.txt): mcp-server-time, mcp-server-git, mcp-server-fetch,
 #        excel-mcp-server;
 #   PyPI (tests/servers/mcp1/.venv, requirements-mcp1.txt): mcp-server-sqlite, mcp-server-calculator,
-#        which still pin mcp 1.x.
+#        which still pin mcp 1.x;
+#   Debian: redis-server, for the scale-out tests (apt-get, as root or through sudo).
 # The Python servers get venvs of their own because they pin an mcp other than the project's.
 # Idempotent: a part whose lock file has not changed since it was installed is skipped.
-# Needs node >= 18 with npm, and python >= 3.10 (PYTHON=... to choose one). Reaches only npm and PyPI.
+# Needs node >= 18 with npm, and python >= 3.10 (PYTHON=... to choose one). Reaches only npm, PyPI and Debian (redis-server).
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -61,6 +62,23 @@ install_venv() {
     "$venv/bin/python" -m pip check >&2 || die "conflicting packages in ${venv#"$root"/}; see above"
     echo "$want" > "$stamp"
 }
+
+# Redis for the scale-out tests (tests/services.py; eval/scaleout.py): Debian's redis-server. PostgreSQL
+# comes from the pgserver wheel that `make setup` installs into the project's venv.
+install_redis() {
+    if command -v redis-server >/dev/null; then
+        say "redis-server is installed"
+        return
+    fi
+    command -v apt-get >/dev/null || die "redis-server is not installed and there is no apt-get; install Redis 6+ so that redis-server is on PATH"
+    local sudo=()
+    ((EUID == 0)) || sudo=(sudo)
+    say "installing redis-server (apt-get)"
+    "${sudo[@]}" apt-get update -qq >&2 || die "apt-get update failed; see above"
+    DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq redis-server >&2 || die "apt-get install redis-server failed; see above"
+    # The package starts a system-wide Redis on port 6379; the tests start their own on free ports.
+}
+install_redis
 
 # The three installs mostly wait on downloads, so they run side by side.
 install_npm & npm_job=$!

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
 import os
+import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -47,10 +49,47 @@ def catalog() -> Catalog:
     return make_catalog()
 
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from services import ServiceMissing, postgres_server  # noqa: E402
+
+_SCHEMAS = itertools.count(1)
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> Iterator[str]:
+    """One PostgreSQL for the session (tests/services.py); each test gets a schema of its own."""
+    pytest.importorskip("psycopg", reason="psycopg is not installed: pip install 'psycopg[binary]' (make setup does)")
+    try:
+        with postgres_server() as url:
+            yield url
+    except ServiceMissing as exc:
+        pytest.skip(str(exc))
+
+
 @pytest.fixture
-def store() -> Iterator[Store]:
+def sqlite_store() -> Iterator[Store]:
+    """For what only the SQLite store has (sqlite-vec KNN inside the file)."""
     with Store.open(":memory:") as opened:
         yield opened
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store(request: pytest.FixtureRequest) -> Iterator[Store]:
+    """The registry tests run on both stores: SQLite (embedded) and PostgreSQL (shared by replicas)."""
+    if request.param == "sqlite":
+        with Store.open(":memory:") as opened:
+            yield opened
+        return
+    import psycopg
+
+    from votr_mcp.store.postgres import PgStore
+
+    url = request.getfixturevalue("postgres_url")
+    name = f"votr_test_{os.getpid()}_{next(_SCHEMAS)}"  # a schema per test: as isolated as a database, faster
+    with psycopg.connect(url, autocommit=True) as admin:
+        admin.execute(f"CREATE SCHEMA {name}")
+    with PgStore.open(psycopg.conninfo.make_conninfo(url, options=f"-c search_path={name}")) as opened:
+        yield opened  # type: ignore[misc]
 
 
 @pytest.fixture

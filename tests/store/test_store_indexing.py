@@ -56,12 +56,12 @@ def test_a_held_back_version_is_embedded_so_acceptance_is_instant(store: Store, 
     assert text_hash(tool_dense_text(tool)) in store.vectors.get_many(embedder.model_id, [text_hash(tool_dense_text(tool))])
 
 
-def test_sqlite_vec_knn_ranks_like_numpy_cosine(store: Store, catalog: Catalog, embedder: Any) -> None:
-    index_catalog(store, catalog, embedder)
-    keys, matrix = store.vectors.matrix(embedder.model_id)
+def test_sqlite_vec_knn_ranks_like_numpy_cosine(sqlite_store: Store, catalog: Catalog, embedder: Any) -> None:
+    index_catalog(sqlite_store, catalog, embedder)
+    keys, matrix = sqlite_store.vectors.matrix(embedder.model_id)
     query = embedder.encode(["will it rain in Paris tomorrow"])[0]
     expected = [keys[i] for i in np.argsort(-(matrix @ query))[:5]]
-    got = store.vectors.knn(embedder.model_id, query, 5)
+    got = sqlite_store.vectors.knn(embedder.model_id, query, 5)
     assert [key for key, _ in got] == expected
     assert got[0][1] == pytest.approx(1 - float(matrix[keys.index(expected[0])] @ query), abs=1e-5)
     forecast = text_hash(tool_dense_text(catalog.get(("weather", "get_forecast"))))  # type: ignore[arg-type]

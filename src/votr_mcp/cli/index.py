@@ -28,7 +28,8 @@ def add_store_argument(parser: argparse.ArgumentParser) -> None:
     """The ``--store PATH`` option shared by the commands that use the registry."""
     parser.add_argument(
         "--store", metavar="PATH",
-        help="the SQLite registry file (default: registry.sqlite3 in the user data folder, as for `votr-mcp serve`)",
+        help="the SQLite registry file (default: registry.sqlite3 in the user data folder, as for `votr-mcp serve`), "
+             "or a PostgreSQL database shared by several servers (postgresql://user:password@host:5432/db)",
     )
 
 
@@ -68,7 +69,8 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from votr_mcp.errors import ConfigError
     from votr_mcp.index.models import default_embedder
-    from votr_mcp.store import Store, index_catalog
+    from votr_mcp.store import index_catalog
+    from votr_mcp.store.backends import open_store
 
     if args.batch_size < 1:
         raise ConfigError(f"--batch-size must be at least 1, got {args.batch_size}")
@@ -78,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         catalog, source = _load(args)
         trust, configured = args.trust, None
-    with Store.open(path) as store:
+    with open_store(path) as store:
         with _Bar() as bar:
             report = index_catalog(store, catalog, default_embedder(), trust=trust, source=source,
                                    batch_size=args.batch_size, progress=bar.update,

@@ -41,11 +41,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     parser.add_argument("--wait-for-dense", action="store_true", help="searches wait (up to 15 min) for the embedding model and catalog embeddings instead of answering lexically meanwhile")
     parser.add_argument("--guard-max-repeats", type=int, default=3, metavar="N", help="identical calls of a tool allowed within 60 s before the iteration guard evicts it (default 3)")
     parser.add_argument("--binding-mode", choices=("open", "strict"), default="open", help="strict: call_tool accepts only tools a search returned in this session")
-    parser.add_argument("--store", default=None, metavar="PATH", help="SQLite registry (tools, embeddings, change control) used with --config; default under your user data dir; 'none' to keep nothing")
     parser.add_argument("--otlp-endpoint", default=None, metavar="URL",
                         help="export OpenTelemetry spans (one per search and call) to this OTLP/HTTP collector, e.g. "
                              "http://localhost:4318 (default: $OTEL_EXPORTER_OTLP_ENDPOINT; unset: nothing is exported); "
                              "needs pip install 'votr-mcp[otel]'")
+    parser.add_argument("--store", default=None, metavar="PATH", help="SQLite registry (tools, embeddings, change control) used with --config; default under your user data dir; 'none' to keep nothing; postgresql://… to share one registry between several replicas")
+    parser.add_argument("--sessions", default=None, metavar="URL", help="redis://host:port/db: keep sessions (tool context, loop guard) in Redis, so several replicas serve one agent's requests in any order; default: in this process")
     parser.set_defaults(handler=run)
 
 
@@ -84,6 +85,7 @@ def run(args: argparse.Namespace) -> int:
         store_path=args.store,
         wait_for_dense=args.wait_for_dense,
         embedding_cache=cache_dir(None),
+        sessions_url=_sessions_url(args.sessions),
     )
     provider = _tracing(args.otlp_endpoint)
     try:
@@ -119,6 +121,12 @@ def _tracing(flag: str | None) -> object | None:
         return None
     log.info("exporting OpenTelemetry spans to %s", endpoint)
     return provider
+def _sessions_url(url: str | None) -> str | None:
+    from votr_mcp.errors import ConfigError
+
+    if url is not None and not url.startswith(("redis://", "rediss://", "unix://")):
+        raise ConfigError(f"--sessions takes a Redis URL (redis://host:6379/0, rediss://… or unix:///path.sock), got {url.split('@')[-1]!r}")
+    return url
 
 
 def _address_in_use(exc: BaseException) -> str | None:

@@ -51,12 +51,13 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from votr_mcp.errors import StoreError
-    from votr_mcp.store import MEMORY, Store
+    from votr_mcp.store import MEMORY
+    from votr_mcp.store.backends import is_url, open_store
 
     path = store_path(args)
-    if path != MEMORY and not Path(path).exists():
+    if path != MEMORY and not is_url(path) and not Path(path).exists():
         raise StoreError(f"no store at '{path}'; run `votr-mcp index` first or pass --store PATH")
-    with Store.open(path) as store:
+    with open_store(path) as store:
         handler = {"list": _list, "show": _show, "history": _history, "accept": _accept, "rollback": _rollback}[args.action]
         return handler(store, args)
 

@@ -59,6 +59,7 @@ class ServeOptions:
     embedding_cache: Path | None = None
     """Folder of cached catalog embeddings for a catalog served without a store (the one `votr-mcp
     search` and setup fill), so the embedded catalog is dense from the first search."""
+    sessions_url: str | None = None  # redis://…: sessions shared by every replica (session/redis_store.py)
 
 
 def build_searcher(catalog: Catalog, *, embedder: Any = None, cache: Any = None) -> Searcher:
@@ -188,6 +189,11 @@ def session_hooks(options: ServeOptions) -> ManagedSessions:
 
     guard = GuardSettings(max_repeats=options.guard_max_repeats or 3)
     settings = SessionSettings(guard=guard, context=ContextSettings(mode=options.binding_mode))  # type: ignore[arg-type]
+    if options.sessions_url:
+        from votr_mcp.session.redis_store import RedisSessions
+
+        log.info("sessions: shared, in %s", options.sessions_url.split("@")[-1])
+        return ManagedSessions(RedisSessions.from_url(options.sessions_url, settings))  # type: ignore[arg-type]
     return ManagedSessions(SessionManager(settings))
 
 
@@ -225,8 +231,14 @@ async def _prepare_catalog(options: ServeOptions, stack: AsyncExitStack, session
 
         cache = FileEmbeddingCache(options.embedding_cache)
     catalog, source, path = Catalog([]), "", None
+    stored = None
+    if options.catalog_path is None and store is not None and options.dense and options.store_path != ":memory:":
+        stored = await anyio.to_thread.run_sync(_stored_index, store)
     if options.catalog_path is None and store is not None:
-        catalog = await anyio.to_thread.run_sync(lambda: store.registry.catalog(include_held=True))
+        if stored is not None and stored.loaded is not None:
+            catalog = stored.loaded.catalog  # what the store holds: the snapshot's fingerprint says so
+        else:
+            catalog = await anyio.to_thread.run_sync(lambda: store.registry.catalog(include_held=True))
         source = f"the store {options.store_path}"
         if len(catalog) and isinstance(change_control, NoChangeControl):
             from votr_mcp.store import StoreChangeControl
@@ -243,14 +255,34 @@ async def _prepare_catalog(options: ServeOptions, stack: AsyncExitStack, session
             hints = {**registry_setup_hints(default_registry_path()), **hints}
         except VotrError:
             pass  # no embedded registry in this install: generic hints
-    hub = Hub(LiveIndex(catalog, build_searcher(catalog, cache=cache), reindex=reindex), None, sessions, change_control,
+    searcher = stored.lexical() if stored is not None and stored.loaded is not None else build_searcher(catalog, cache=cache)
+    hub = Hub(LiveIndex(catalog, searcher, reindex=reindex), None, sessions, change_control,
               setup_hints=hints, default_max_results=options.max_results)
+    hub.stored_index = stored if store is not None and options.catalog_path is None else None  # type: ignore[attr-defined]
     hub.ready.set()
 
     async def nothing() -> None:
         return None
 
+    if store is not None and options.catalog_path is None and hasattr(store, "on_change"):
+        return hub, lambda: _follow_store(hub, store)
     return hub, nothing
+
+
+async def _follow_store(hub: Hub, store: Any) -> None:
+    """A shared store (PostgreSQL) as the catalog: another replica's index run or an operator's
+    accept reaches this replica's index within a fraction of a second of its commit."""
+    seen = store.data_version()
+    while True:
+        await anyio.sleep(0.1)
+        version = store.data_version()  # counts the store's change notifications: no query
+        if version == seen:
+            continue
+        seen = version
+        catalog = await anyio.to_thread.run_sync(lambda: store.registry.catalog(include_held=True))
+        if list(catalog) != list(hub.index.current.catalog):
+            log.info("the store changed: re-indexing %d tools", len(catalog))
+            await hub.index.rebuild(catalog)
 
 
 async def _prepare_upstreams(options: ServeOptions, stack: AsyncExitStack, sessions: SessionHooks, change_control: ChangeControl) -> tuple[Hub, Any]:
@@ -335,14 +367,15 @@ async def _open_store(options: ServeOptions, stack: AsyncExitStack) -> Any:
     """The SQLite registry (``--store``; default under the user data dir; 'none' for no store)."""
     if options.store_path == "none":
         return None
-    from votr_mcp.store import Store, default_store_path
+    from votr_mcp.store import default_store_path
+    from votr_mcp.store.backends import is_url, open_store
 
     path = options.store_path or str(default_store_path())
-    if path != ":memory:":
+    if path != ":memory:" and not is_url(path):
         Path(path).parent.mkdir(parents=True, exist_ok=True)
-    store = await anyio.to_thread.run_sync(Store.open, path)
+    store = await anyio.to_thread.run_sync(open_store, path)
     stack.callback(store.close)
-    log.info("registry store: %s", path)
+    log.info("registry store: %s", store.path)
     return store
 
 
@@ -364,13 +397,29 @@ async def _load_dense(hub: Hub) -> None:
     await hub.ready.wait()
     try:
         embedder = await anyio.to_thread.run_sync(load_embedder)
-        await hub.index.update(lambda snap: (snap.catalog, _with_embedder(snap.searcher, embedder)))
+        stored = getattr(hub, "stored_index", None)
+
+        def attach(snap: Snapshot) -> tuple[Catalog, Searcher]:
+            loaded = stored.with_models(snap.catalog, embedder) if stored is not None else None
+            return snap.catalog, loaded if loaded is not None else _with_embedder(snap.searcher, embedder)
+
+        ready = await hub.index.update(attach)
         log.info("dense retrieval ready")
+        if stored is not None and stored.loaded is None:
+            await anyio.to_thread.run_sync(stored.save, ready.searcher)
     except Exception:  # noqa: BLE001 - lexical search still works; say why dense did not come
         log.exception("could not load the embedding model; serving lexical results only")
     finally:
         hub.dense_pending = False
         hub.dense_done.set()
+
+
+def _stored_index(store: Any) -> Any:
+    """The index snapshot of ``store`` (server/stored_index.py), for the models serve loads."""
+    from votr_mcp.index.models import default_embedder
+    from votr_mcp.server.stored_index import StoredIndex
+
+    return StoredIndex.open(store, default_embedder().model_id)
 
 
 def _with_embedder(searcher: Any, embedder: Any) -> Searcher:

@@ -1,0 +1,139 @@
+"""The built search index saved beside the store, so a restart loads it instead of rebuilding it.
+
+At 100k tools a restart spent its time rebuilding what the previous run had built: BM25 and
+TF-IDF over every tool, each tool's name features, the dense and SPLADE matrices read back from
+the store's vectors, and the abstention scores of the null requests (eval/SCALE.md has the
+profile). None of it changes unless the catalog, the models or the retrieval code change, so the
+whole retriever (less its models and cache) is written to ``<store>.index`` after it is built,
+and read back (a fraction of a second) when its fingerprint still matches:
+
+- the catalog's state in the store (:func:`catalog_token`: counts and the latest change ids, one
+  small query, so a restart need not read 100k tool rows to know nothing changed);
+- the embedding model id, and a digest of the retrieval code and its shipped fits (every file
+  of ``votr_mcp.index`` and ``votr_mcp.retrieval``): new code never reads an old snapshot.
+
+A loaded retriever is the one that was saved (same arrays, same scores; a test compares results).
+The file is a pickle, read with an unpickler that constructs only classes of votr_mcp, numpy,
+scipy and the standard containers, and written with owner-only permissions; a snapshot that does
+not load is ignored and rebuilt, never trusted.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import pickle
+from pathlib import Path
+from typing import Any
+
+import votr_mcp
+
+__all__ = ["catalog_token", "code_digest", "load_index", "save_index", "lexical_part", "attach_models"]
+
+log = logging.getLogger(__name__)
+
+_MAGIC = b"votr-index-1\n"
+_ALLOWED_ROOTS = ("votr_mcp", "numpy", "scipy", "collections", "builtins", "copyreg", "re", "types", "mappingproxy")
+# Functions a pickle of arrays needs; anything else callable must be a class.
+_FUNCTIONS = {("numpy._core.multiarray", "_reconstruct"), ("numpy.core.multiarray", "_reconstruct"),
+              ("numpy._core.multiarray", "scalar"), ("numpy.core.multiarray", "scalar"),
+              ("numpy._core.numeric", "_frombuffer"), ("numpy.core.numeric", "_frombuffer"),
+              ("copyreg", "_reconstructor"), ("re", "_compile")}
+_digest: str | None = None
+
+
+def code_digest() -> str:
+    """SHA-256 over every file of ``votr_mcp.index`` and ``votr_mcp.retrieval`` (code and shipped fits)."""
+    global _digest
+    if _digest is None:
+        root = Path(votr_mcp.__file__).parent
+        sha = hashlib.sha256(votr_mcp.__version__.encode())
+        for folder in ("index", "retrieval", "catalog"):
+            for file in sorted((root / folder).rglob("*")):
+                if file.is_file() and file.suffix in (".py", ".json", ".npz", ".txt"):
+                    sha.update(file.relative_to(root).as_posix().encode())
+                    sha.update(file.read_bytes())
+        _digest = sha.hexdigest()
+    return _digest
+
+
+def catalog_token(store: Any) -> str:
+    """What identifies the store's catalog now (tool and server rows, their last changes), in one query."""
+    row = store.conn.execute(
+        "SELECT (SELECT count(*) FROM tools), (SELECT max(id) FROM tool_decisions), (SELECT max(updated_at) FROM tools), "
+        "(SELECT count(*) FROM servers), (SELECT max(updated_at) FROM servers)").fetchall()[0]
+    return json.dumps([str(v) for v in row])
+
+
+def _fingerprint(token: str, model_id: str | None) -> str:
+    return hashlib.sha256(json.dumps([token, model_id or "", code_digest()]).encode()).hexdigest()
+
+
+def snapshot_path(store_path: str | Path) -> Path:
+    return Path(f"{store_path}.index")
+
+
+def save_index(retriever: Any, path: Path, token: str) -> None:
+    """Write ``retriever`` (without its models and cache) for the catalog state ``token``; atomic."""
+    state = {k: v for k, v in vars(retriever).items() if k not in ("embedder", "cache")}
+    model_id = getattr(retriever.embedder, "model_id", None) if retriever.dense_ready else None
+    header = json.dumps({"fingerprint": _fingerprint(token, model_id), "model_id": model_id}).encode() + b"\n"
+    temporary = path.with_name(path.name + f".tmp{os.getpid()}")
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as out:
+        out.write(_MAGIC)
+        out.write(header)
+        pickle.dump(state, out, protocol=5)
+    os.replace(temporary, path)
+
+
+def load_index(path: Path, token: str, model_id: str | None) -> Any | None:
+    """The retriever saved at ``path`` for this catalog state and model (no models attached), or None."""
+    from votr_mcp.retrieval.pipeline import Retriever
+
+    try:
+        with open(path, "rb") as file:
+            if file.readline() != _MAGIC:
+                return None
+            header = json.loads(file.readline())
+            if header.get("fingerprint") != _fingerprint(token, model_id):
+                return None
+            state = _Unpickler(file).load()
+    except FileNotFoundError:
+        return None
+    except Exception as exc:  # noqa: BLE001 - a damaged or foreign file is rebuilt, never trusted
+        log.warning("ignoring the index snapshot %s (%s); it will be rebuilt", path, exc)
+        return None
+    retriever = object.__new__(Retriever)
+    retriever.__dict__.update(state)
+    retriever.__dict__.update(embedder=None, cache=None)
+    return retriever
+
+
+def lexical_part(retriever: Any, cache: Any) -> Any:
+    """The loaded retriever without its dense part: what answers while the models load."""
+    lexical = object.__new__(type(retriever))
+    lexical.__dict__.update(vars(retriever))
+    lexical.__dict__.update(_dense=None, _null=None, _bank=None, embedder=None, cache=cache)
+    return lexical
+
+
+def attach_models(retriever: Any, embedder: Any, cache: Any) -> Any:
+    """The loaded retriever with the models that built it (the null-request scores are kept)."""
+    full = object.__new__(type(retriever))
+    full.__dict__.update(vars(retriever))
+    full.__dict__.update(embedder=embedder, cache=cache)
+    return full
+
+
+class _Unpickler(pickle.Unpickler):
+    """Builds only our classes, numpy's, scipy's and plain containers: a pickle cannot run code here."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        if module.split(".", 1)[0] in _ALLOWED_ROOTS:
+            found = super().find_class(module, name)
+            if (module, name) in _FUNCTIONS or (isinstance(found, type) and found.__module__.split(".", 1)[0] != "os"):
+                return found
+        raise pickle.UnpicklingError(f"{module}.{name} is not allowed in an index snapshot")
