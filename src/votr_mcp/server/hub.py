@@ -23,6 +23,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from votr_mcp.catalog import Tool
 from votr_mcp.catalog.models import ToolKey
 from votr_mcp.errors import UpstreamError, UpstreamTimeout, VotrError
+from votr_mcp.learning import Learning
 from votr_mcp.retrieval.render import signature
 from votr_mcp.server.hooks import ChangeControl, NoChangeControl, NoSessions, Resolved, SearchedTool, SessionHooks
 from votr_mcp.server.live_index import LiveIndex, Snapshot
@@ -84,6 +85,7 @@ class Hub:
     # Set unless a runtime is still starting upstreams (it passes an unset event).
     upstreams_started: anyio.Event = field(default_factory=lambda: _set(anyio.Event()))
     ready: anyio.Event = field(default_factory=anyio.Event)
+    learning: Learning | None = None  # records outcomes and ranks by them (votr_mcp.learning)
     _checker: ArgumentsChecker = field(default_factory=ArgumentsChecker)
 
     # -- search_tools -------------------------------------------------------------------
@@ -111,8 +113,9 @@ class Hub:
                 await self.dense_done.wait()
         snap = self.index.current
         withheld = self.change_control.withheld()
+        learning = self.learning
         search = functools.partial(
-            snap.searcher.search,
+            _learned_search, learning, snap.searcher,
             query,
             server_intent=server_intent,
             tool_intent=tool_intent,
@@ -126,6 +129,9 @@ class Hub:
             hits = hits[:limit]
         needs = [n.text for n in getattr(result, "needs", ())]
         found = [self._found(snap, hit, getattr(result, "tier", None), needs) for hit in hits]
+        if learning is not None:
+            learning.searched(session, query, [(f.tool.key, f.call_name, f.score) for f in found],
+                              [h.tool.server for h in getattr(result, "ranked", hits)], bool(getattr(result, "abstained", not hits)))
         # A request of several steps reads step by step: tools grouped by need, in the needs' order.
         found.sort(key=lambda f: needs.index(f.need) if f.need in needs else len(needs))
         found += self._pinned(snap, found, withheld)
@@ -235,8 +241,13 @@ class Hub:
         except _NotSent:
             raise  # nothing ran: retrying as told ("try again shortly") is not a loop
         except ToolError as exc:
+            if self.learning is not None:
+                self.learning.called(session, tool.key, call_name, False)
             note = self.sessions.after_call(session, call_name, tool, arguments, True)
             raise ToolError(f"{exc}\n\n{note}" if note else str(exc)) from exc
+        if self.learning is not None:
+            self.learning.called(session, tool.key, call_name, not result.is_error)
+            await anyio.to_thread.run_sync(self.learning.refresh, self.index.current.searcher)
         note = self.sessions.after_call(session, call_name, tool, arguments, bool(result.is_error))
         return _with_note(result, note)
 
@@ -290,6 +301,12 @@ class Hub:
         if not self.ready.is_set():
             with anyio.move_on_after(self.startup_wait):
                 await self.ready.wait()
+
+
+def _learned_search(learning: Learning | None, searcher: Any, query: str, **options: Any) -> Any:
+    """A search by the live retriever, with what was learned applied (in the worker thread: a
+    changed set of learned requests is embedded here)."""
+    return searcher.search(query, **options) if learning is None else learning.search(searcher, query, **options)
 
 
 class _NotSent(ToolError):
