@@ -18,7 +18,7 @@ from collections.abc import Sequence
 __all__ = ["main", "build_parser"]
 
 # Modules under votr_mcp.cli that provide subcommands, in help order.
-COMMANDS = ("search", "eval", "calibrate", "fit_adapter", "fit_rerank", "serve", "index", "tools", "upstreams", "bench")
+COMMANDS = ("search", "eval", "calibrate", "fit_adapter", "fit_rerank", "serve", "index", "tools", "stats", "upstreams", "bench")
 
 
 def _version() -> str:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -77,6 +77,29 @@ class Learning:
         """A call finished (``success``: the upstream ran it without an error result)."""
         return self.log.called(session, key, call_name, success)
 
+    def restore(self, calls: Iterable[Any]) -> int:
+        """Learn again from stored calls (``votr_mcp.store.events.StoredCall``, oldest first) after a
+        restart; returns how many counted."""
+        n = 0
+        for call in calls:
+            if call.rank is None:
+                continue
+            key = (call.server, call.tool)
+            self.bandit.record(key, call.context, call.success)
+            if call.success:
+                for other in call.passed_over:
+                    self.bandit.record((other[0], other[1]), call.context, False, PASSED_OVER)
+                if self.learn_examples and call.query and self.log.keep_queries:
+                    self.examples.add(key, call.query)
+            n += 1
+        return n
+
+    def flush(self) -> None:
+        """Write buffered events to the sink (blocking: call from a worker thread)."""
+        flush = getattr(self.log.sink, "flush", None)
+        if flush is not None:
+            flush()
+
     def _learn(self, event: CallEvent) -> None:
         search = event.search
         if search is None:
@@ -114,6 +137,7 @@ class Learning:
         search does not pay for it)."""
         if hasattr(base, "with_learning"):
             self._state(base)
+        self.flush()
 
     def searcher(self, base: Any, vec: NDArray[np.float32] | None = None) -> Any:
         """``base`` (the live index's retriever) with what was learned applied for a request whose

@@ -55,6 +55,8 @@ class ServeOptions:
     binding_mode: str = "open"
     store_path: str | None = None
     wait_for_dense: bool = False
+    learning: bool = True  # learn from search outcomes (votr_mcp.learning)
+    learn_queries: bool = True  # keep query texts in the outcome log (off: counts only, no learned examples)
 
 
 def build_searcher(catalog: Catalog, *, embedder: Any = None, cache: Any = None) -> Searcher:
@@ -230,12 +232,33 @@ async def _prepare_catalog(options: ServeOptions, stack: AsyncExitStack, session
             pass  # no embedded registry in this install: generic hints
     hub = Hub(LiveIndex(catalog, build_searcher(catalog, cache=cache), reindex=reindex), None, sessions, change_control,
               setup_hints=hints, default_max_results=options.max_results)
+    hub.learning = await _learning(options, store, stack)
     hub.ready.set()
 
     async def nothing() -> None:
         return None
 
     return hub, nothing
+
+
+async def _learning(options: ServeOptions, store: Any, stack: AsyncExitStack) -> Any:
+    """The outcome log and what is learned from it; kept in the store when there is one."""
+    if not options.learning:
+        return None
+    from votr_mcp.learning import Learning
+
+    sink = None
+    if store is not None:
+        from votr_mcp.store.events import EventStore
+
+        sink = EventStore(store)
+    learning = Learning(keep_queries=options.learn_queries, sink=sink)
+    if sink is not None:
+        restored = await anyio.to_thread.run_sync(lambda: learning.restore(sink.calls(limit=20_000)))
+        if restored:
+            log.info("learning: %d earlier search outcomes restored from the store", restored)
+        stack.push_async_callback(anyio.to_thread.run_sync, learning.flush)
+    return learning
 
 
 async def _prepare_upstreams(options: ServeOptions, stack: AsyncExitStack, sessions: SessionHooks, change_control: ChangeControl) -> tuple[Hub, Any]:
@@ -269,6 +292,7 @@ async def _prepare_upstreams(options: ServeOptions, stack: AsyncExitStack, sessi
         remembered = Catalog(t for t in stored if t.server in configured)
     index = LiveIndex(remembered, build_searcher(remembered, cache=cache), reindex=reindex, patch=patch)
     hub = Hub(index, None, sessions, change_control, default_max_results=options.max_results, upstreams_started=anyio.Event())
+    hub.learning = await _learning(options, store, stack)
     if len(remembered):
         log.info("serving %d remembered tools of %d servers while the upstreams start", len(remembered), len(remembered.servers))
         hub.ready.set()
