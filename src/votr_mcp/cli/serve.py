@@ -42,6 +42,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     parser.add_argument("--guard-max-repeats", type=int, default=3, metavar="N", help="identical calls of a tool allowed within 60 s before the iteration guard evicts it (default 3)")
     parser.add_argument("--binding-mode", choices=("open", "strict"), default="open", help="strict: call_tool accepts only tools a search returned in this session")
     parser.add_argument("--store", default=None, metavar="PATH", help="SQLite registry (tools, embeddings, change control) used with --config; default under your user data dir; 'none' to keep nothing")
+    parser.add_argument("--policy", type=Path, metavar="FILE", help="principals (bearer tokens -> user, roles, org) and allow/deny rules over servers, tools and annotations; re-read when it changes")
     parser.add_argument("--no-learning", action="store_true", help="do not learn from which searched tools are then called (the outcome log and its use)")
     parser.add_argument("--no-query-log", action="store_true", help="keep no query text in the outcome log (outcomes still count; no requests are learned as examples)")
     parser.set_defaults(handler=run)
@@ -82,6 +83,8 @@ def run(args: argparse.Namespace) -> int:
         wait_for_dense=args.wait_for_dense,
         learning=not args.no_learning,
         learn_queries=not args.no_query_log,
+        policy_path=args.policy,
+        policy_env=dict(os.environ),
     )
     try:
         anyio.run(serve, options)

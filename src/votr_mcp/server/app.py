@@ -58,6 +58,8 @@ SEARCH_TOOL = types.Tool(
             "server_intent": {"type": "string", "description": "Optional: the service or server you have in mind, e.g. 'github'."},
             "tool_intent": {"type": "string", "description": "Optional: the action you have in mind, e.g. 'list pull requests'."},
             "max_results": {"type": "integer", "minimum": 1, "maximum": MAX_RESULTS_CAP, "description": "Optional cap on how many tools to return."},
+            "servers": {"type": "array", "items": {"type": "string"},
+                        "description": "Optional: search only these servers (names or globs, e.g. ['github'])."},
             "session_id": _SESSION_ID,
         },
         "required": ["query"],
@@ -120,12 +122,14 @@ def build_server(
                     max_results=args.get("max_results"),
                     session_id=args.get("session_id"),
                     transport_key=key,
+                    servers=args.get("servers"),
+                    **_caller(ctx),
                 )
                 return types.CallToolResult(content=[types.TextContent(type="text", text=answer.text)], structured_content=answer.structured)
             if params.name == CALL_TOOL.name:
-                return await hub.call(args.get("name"), args.get("arguments"), session_id=args.get("session_id"), transport_key=key)
+                return await hub.call(args.get("name"), args.get("arguments"), session_id=args.get("session_id"), transport_key=key, **_caller(ctx))
             if expose_all:
-                return await hub.call(params.name, dict(args), transport_key=key)
+                return await hub.call(params.name, dict(args), transport_key=key, **_caller(ctx))
             raise ToolError(f"Unknown tool '{params.name}': this server has only search_tools and call_tool.")
         except ToolError as exc:
             log.info("%s refused: %s", params.name, str(exc).splitlines()[0])
@@ -185,6 +189,15 @@ def _upstream_tools(hub: Hub) -> dict[str, types.Tool]:
             annotations=annotations,
         )
     return tools
+
+
+def _caller(ctx: ServerRequestContext[Any]) -> dict[str, Any]:
+    """Who sent a request, for the policy: its bearer token when it came over HTTP."""
+    headers = getattr(ctx.request, "headers", None)
+    if headers is None:
+        return {"bearer": None, "over_http": False}
+    auth = str(headers.get("authorization") or "")
+    return {"bearer": auth[7:].strip() if auth.lower().startswith("bearer ") else None, "over_http": True}
 
 
 def _transport_key(ctx: ServerRequestContext[Any], on_disconnect: Callable[[str], None] | None) -> str | None:

@@ -8,6 +8,7 @@ benchmarks can drive it directly. Every failure the agent can act on is raised a
 from __future__ import annotations
 
 import difflib
+import fnmatch
 import functools
 import json
 import logging
@@ -18,12 +19,14 @@ from typing import Any, Protocol
 import anyio
 import anyio.to_thread
 import mcp_types as types
+import numpy as np
 from mcp.server.mcpserver.exceptions import ToolError
 
 from votr_mcp.catalog import Tool
 from votr_mcp.catalog.models import ToolKey
 from votr_mcp.errors import UpstreamError, UpstreamTimeout, VotrError
 from votr_mcp.learning import Learning
+from votr_mcp.policy import Governance, Principal
 from votr_mcp.retrieval.render import signature
 from votr_mcp.server.hooks import ChangeControl, NoChangeControl, NoSessions, Resolved, SearchedTool, SessionHooks
 from votr_mcp.server.live_index import LiveIndex, Snapshot
@@ -86,6 +89,7 @@ class Hub:
     upstreams_started: anyio.Event = field(default_factory=lambda: _set(anyio.Event()))
     ready: anyio.Event = field(default_factory=anyio.Event)
     learning: Learning | None = None  # records outcomes and ranks by them (votr_mcp.learning)
+    governance: Governance | None = None  # who may see and call what (votr_mcp.policy)
     _checker: ArgumentsChecker = field(default_factory=ArgumentsChecker)
 
     # -- search_tools -------------------------------------------------------------------
@@ -99,7 +103,11 @@ class Hub:
         max_results: Any = None,
         session_id: Any = None,
         transport_key: str | None = None,
+        servers: Any = None,
+        bearer: str | None = None,
+        over_http: bool = False,
     ) -> SearchAnswer:
+        principal = self._principal(bearer, over_http)
         query = _text_argument("query", query, required=True)
         server_intent = _text_argument("server_intent", server_intent)
         tool_intent = _text_argument("tool_intent", tool_intent)
@@ -113,6 +121,7 @@ class Hub:
                 await self.dense_done.wait()
         snap = self.index.current
         withheld = self.change_control.withheld()
+        exclude = self._exclude(snap, withheld, principal, _servers_argument(servers))
         learning = self.learning
         search = functools.partial(
             _learned_search, learning, snap.searcher,
@@ -120,7 +129,7 @@ class Hub:
             server_intent=server_intent,
             tool_intent=tool_intent,
             max_results=limit,
-            exclude=withheld,
+            exclude=exclude,
         )
         # Retrieval is CPU work (a query embedding); keep the event loop free for other requests.
         result = await anyio.to_thread.run_sync(search)
@@ -134,7 +143,7 @@ class Hub:
                               [h.tool.server for h in getattr(result, "ranked", hits)], bool(getattr(result, "abstained", not hits)))
         # A request of several steps reads step by step: tools grouped by need, in the needs' order.
         found.sort(key=lambda f: needs.index(f.need) if f.need in needs else len(needs))
-        found += self._pinned(snap, found, withheld)
+        found += self._pinned(snap, found, withheld, principal)
         notes: list[str] = [resolved.note] if resolved.note else []
         session_notes = self.sessions.after_search(session, query, [SearchedTool(f.call_name, f.tool) for f in found])
         if session_notes.bound:
@@ -177,13 +186,13 @@ class Hub:
             need=needs[need] if need is not None and 0 <= need < len(needs) else None,
         )
 
-    def _pinned(self, snap: Snapshot, found: Sequence[Found], withheld: Collection[ToolKey]) -> list[Found]:
-        """The pinned tools the answer does not list yet (withheld ones excepted), tier "pinned"."""
+    def _pinned(self, snap: Snapshot, found: Sequence[Found], withheld: Collection[ToolKey], principal: Principal | None = None) -> list[Found]:
+        """The pinned tools the answer does not list yet (withheld and hidden ones excepted), tier "pinned"."""
         listed = {f.call_name for f in found}
         out: list[Found] = []
         for name in self.sessions.pinned():
             tool = snap.by_name.get(name)
-            if tool is None or name in listed or tool.key in withheld:
+            if tool is None or name in listed or tool.key in withheld or not self._visible(principal, tool):
                 continue
             reason = self._unavailable(tool.server)
             out.append(Found(name, tool, 0.0, "pinned", signature(tool), reason is None, reason))
@@ -196,19 +205,21 @@ class Hub:
 
     # -- call_tool ----------------------------------------------------------------------
 
-    async def call(self, name: Any, arguments: Any, *, session_id: Any = None, transport_key: str | None = None) -> types.CallToolResult:
+    async def call(self, name: Any, arguments: Any, *, session_id: Any = None, transport_key: str | None = None,
+                   bearer: str | None = None, over_http: bool = False) -> types.CallToolResult:
+        principal = self._principal(bearer, over_http)
         if not isinstance(name, str) or not name.strip():
             raise ToolError("call_tool needs 'name': the call name of a tool, as search_tools returned it (e.g. 'github__list_issues').")
         arguments = _arguments(arguments)
         resolved = self._session(transport_key, session_id)
         if resolved.note is None:
-            return await self._call(name, arguments, resolved.id)
+            return await self._call(name, arguments, resolved.id, principal)
         try:
-            return _with_note(await self._call(name, arguments, resolved.id), resolved.note)
+            return _with_note(await self._call(name, arguments, resolved.id, principal), resolved.note)
         except ToolError as exc:
             raise ToolError(f"{exc}\n\n{resolved.note}") from exc
 
-    async def _call(self, name: str, arguments: dict[str, Any], session: str) -> types.CallToolResult:
+    async def _call(self, name: str, arguments: dict[str, Any], session: str, principal: Principal | None = None) -> types.CallToolResult:
         await self.wait_ready()
         if not self.upstreams_started.is_set():
             # Searches may be served from the store while upstreams start; a call needs the
@@ -218,8 +229,12 @@ class Hub:
         snap = self.index.current
         tool = snap.by_name.get(name.strip())
         if tool is None:
-            raise ToolError(self._unknown_message(snap, name.strip()))
+            raise ToolError(self._unknown_message(snap, name.strip(), principal))
         call_name = snap.names[tool.key]
+        if self.governance is not None and principal is not None:
+            refusal = self.governance.refusal(principal, tool, call_name)
+            if refusal:
+                raise ToolError(refusal)
         refusal = self.change_control.refusal(tool.key)
         if refusal:
             raise ToolError(refusal)
@@ -264,10 +279,11 @@ class Hub:
         except UpstreamError as exc:
             raise ToolError(f"'{call_name}' failed in its server '{tool.server}': {exc}") from exc
 
-    def _unknown_message(self, snap: Snapshot, name: str) -> str:
-        names = list(snap.by_name)
+    def _unknown_message(self, snap: Snapshot, name: str, principal: Principal | None = None) -> str:
+        visible = {n: t for n, t in snap.by_name.items() if self._visible(principal, t)}
+        names = list(visible)
         bare = name.split("__")[-1].lower()
-        same_tool = [n for n, t in snap.by_name.items() if t.name.lower() == bare]
+        same_tool = [n for n, t in visible.items() if t.name.lower() == bare]
         close = difflib.get_close_matches(name, names, n=5, cutoff=0.6)
         # Nothing alike: the agent likely guessed a tool of the right server, so name that server's tools.
         prefix = name.split("__")[0] + "__" if "__" in name else None
@@ -284,6 +300,44 @@ class Hub:
             f"Add it to the upstream config file passed to `votr-mcp serve --config FILE`, e.g.:\n{snippet}\n"
             "then restart votr-mcp."
         )
+
+    # -- governance and filters ---------------------------------------------------------
+
+    def _principal(self, bearer: str | None, over_http: bool) -> Principal | None:
+        if self.governance is None:
+            return None
+        try:
+            return self.governance.principal(bearer, over_http)
+        except VotrError as exc:
+            raise ToolError(str(exc)) from exc
+
+    def _visible(self, principal: Principal | None, tool: Tool) -> bool:
+        return self.governance is None or principal is None or self.governance.visible(principal, tool)
+
+    def _exclude(self, snap: Snapshot, withheld: Collection[ToolKey], principal: Principal | None,
+                 servers: Sequence[str] | None) -> Any:
+        """What a search must not score: withheld tools, tools the principal may not see, and tools
+        of servers outside ``servers`` (a boolean mask over catalog positions when any are hidden)."""
+        hidden = self.governance.hidden(principal, snap.catalog) if self.governance is not None and principal is not None else None
+        if servers is not None:
+            known = {t.server for i, t in enumerate(snap.catalog) if hidden is None or not hidden[i]}
+            unknown = [s for s in servers if not any(fnmatch.fnmatchcase(k, s) for k in known)]
+            if unknown:
+                raise ToolError(f"'servers' names no server votr-mcp knows: {', '.join(repr(u) for u in unknown)}. "
+                                f"Known servers: {', '.join(sorted(known)) or 'none'}.")
+            outside = np.fromiter((not any(fnmatch.fnmatchcase(t.server, s) for s in servers) for t in snap.catalog),
+                                  dtype=bool, count=len(snap.catalog))
+            hidden = outside if hidden is None else (hidden | outside)
+        if hidden is None:
+            return withheld
+        mask = hidden.copy()
+        for key in withheld:
+            pos = snap.catalog.position(key)
+            if pos is not None:
+                mask[pos] = True
+        if mask.all():
+            raise ToolError("no tool is left to search: the 'servers' filter and your access leave none; widen 'servers'.")
+        return mask
 
     # -- shared -------------------------------------------------------------------------
 
@@ -336,6 +390,16 @@ def _text_argument(name: str, value: Any, *, required: bool = False) -> str | No
     if not isinstance(value, str):
         raise ToolError(f"'{name}' must be a string, got {type(value).__name__}.")
     return value.strip()
+
+
+def _servers_argument(value: Any) -> list[str] | None:
+    if value is None or value == []:
+        return None
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+        raise ToolError(f"'servers' must be a list of server names (globs allowed, e.g. [\"github\", \"git*\"]), got {value!r}.")
+    return [v.strip() for v in value]
 
 
 def _limit_argument(value: Any, default: int | None) -> int | None:

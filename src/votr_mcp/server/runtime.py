@@ -57,6 +57,8 @@ class ServeOptions:
     wait_for_dense: bool = False
     learning: bool = True  # learn from search outcomes (votr_mcp.learning)
     learn_queries: bool = True  # keep query texts in the outcome log (off: counts only, no learned examples)
+    policy_path: Path | None = None  # principals and access rules (votr_mcp.policy), re-read when it changes
+    policy_env: Mapping[str, str] = field(default_factory=dict, repr=False)  # for ${VAR} tokens in the policy
 
 
 def build_searcher(catalog: Catalog, *, embedder: Any = None, cache: Any = None) -> Searcher:
@@ -158,6 +160,10 @@ async def serve(
         sessions = session_hooks(options)
     async with AsyncExitStack() as stack:
         hub, start = await _prepare(options, stack, sessions, change_control or NoChangeControl())
+        if options.policy_path is not None:
+            from votr_mcp.policy import Governance
+
+            hub.governance = Governance(options.policy_path, environ=options.policy_env)
         server = build_server(hub, expose_all=options.expose_all, on_disconnect=getattr(sessions, "close_transport", None))
         async with anyio.create_task_group() as tg:
             tg.start_soon(start)
