@@ -22,10 +22,14 @@ from votr_mcp.catalog.models import Catalog, ToolKey
 from votr_mcp.index.catalog_index import DenseIndex
 from votr_mcp.index.dense import l2_normalise
 
-__all__ = ["LearnedExamples", "LearnedView", "EVIDENCE_HALF", "mix_weight"]
+__all__ = ["CONFIG_WEIGHT", "LearnedExamples", "LearnedView", "EVIDENCE_HALF", "mix_weight"]
 
 EVIDENCE_HALF = 3.0
 """Successful calls at which the learned requests weigh half as much as the tool's own vector."""
+
+
+CONFIG_WEIGHT = 3.0
+"""An example request the operator wrote in the config counts as this many successful calls."""
 
 
 def mix_weight(successes: float) -> float:

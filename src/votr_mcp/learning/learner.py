@@ -48,10 +48,11 @@ RECENT_VECTORS = 1024
 class Learning:
     """The outcome log, the bandit and the learned examples of one server."""
 
-    def __init__(self, *, keep_queries: bool = True, examples: bool = True, bandit: Bandit | None = None,
+    def __init__(self, *, learn: bool = True, keep_queries: bool = True, examples: bool = True, bandit: Bandit | None = None,
                  sink: EventSink | None = None, seed: int | None = None,
                  near_bonus: float = NEAR_BONUS, near_floor: float = NEAR_FLOOR, mix: str = "centred") -> None:
         self.mix = mix
+        self.learn = learn  # False: outcomes teach nothing (only examples given in config act)
         self.near_bonus = near_bonus
         self.near_floor = near_floor
         self.log = OutcomeLog(keep_queries=keep_queries, sink=sink)
@@ -102,7 +103,7 @@ class Learning:
 
     def _learn(self, event: CallEvent) -> None:
         search = event.search
-        if search is None:
+        if search is None or not self.learn:
             return  # a call of a tool no search of this session listed says nothing about search
         self.bandit.record(event.key, search.context, event.success)
         if not event.success:

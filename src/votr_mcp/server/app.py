@@ -60,6 +60,8 @@ SEARCH_TOOL = types.Tool(
             "max_results": {"type": "integer", "minimum": 1, "maximum": MAX_RESULTS_CAP, "description": "Optional cap on how many tools to return."},
             "servers": {"type": "array", "items": {"type": "string"},
                         "description": "Optional: search only these servers (names or globs, e.g. ['github'])."},
+            "categories": {"type": "array", "items": {"type": "string"},
+                           "description": "Optional: search only servers of these categories (as the operator tagged them)."},
             "session_id": _SESSION_ID,
         },
         "required": ["query"],
@@ -123,6 +125,7 @@ def build_server(
                     session_id=args.get("session_id"),
                     transport_key=key,
                     servers=args.get("servers"),
+                    categories=args.get("categories"),
                     **_caller(ctx),
                 )
                 return types.CallToolResult(content=[types.TextContent(type="text", text=answer.text)], structured_content=answer.structured)

@@ -90,6 +90,7 @@ class Hub:
     ready: anyio.Event = field(default_factory=anyio.Event)
     learning: Learning | None = None  # records outcomes and ranks by them (votr_mcp.learning)
     governance: Governance | None = None  # who may see and call what (votr_mcp.policy)
+    categories: Mapping[str, Sequence[str]] = field(default_factory=dict)  # server -> its categories (config)
     _checker: ArgumentsChecker = field(default_factory=ArgumentsChecker)
 
     # -- search_tools -------------------------------------------------------------------
@@ -104,6 +105,7 @@ class Hub:
         session_id: Any = None,
         transport_key: str | None = None,
         servers: Any = None,
+        categories: Any = None,
         bearer: str | None = None,
         over_http: bool = False,
     ) -> SearchAnswer:
@@ -121,7 +123,8 @@ class Hub:
                 await self.dense_done.wait()
         snap = self.index.current
         withheld = self.change_control.withheld()
-        exclude = self._exclude(snap, withheld, principal, _servers_argument(servers))
+        exclude = self._exclude(snap, withheld, principal, _servers_argument(servers, "servers"),
+                                _servers_argument(categories, "categories"))
         learning = self.learning
         search = functools.partial(
             _learned_search, learning, snap.searcher,
@@ -315,10 +318,21 @@ class Hub:
         return self.governance is None or principal is None or self.governance.visible(principal, tool)
 
     def _exclude(self, snap: Snapshot, withheld: Collection[ToolKey], principal: Principal | None,
-                 servers: Sequence[str] | None) -> Any:
+                 servers: Sequence[str] | None, categories: Sequence[str] | None = None) -> Any:
         """What a search must not score: withheld tools, tools the principal may not see, and tools
-        of servers outside ``servers`` (a boolean mask over catalog positions when any are hidden)."""
+        of servers outside ``servers`` or ``categories`` (a boolean mask over catalog positions when
+        any are hidden)."""
         hidden = self.governance.hidden(principal, snap.catalog) if self.governance is not None and principal is not None else None
+        if categories is not None:
+            known_categories = sorted({c for cs in self.categories.values() for c in cs})
+            unknown = [c for c in categories if c not in known_categories]
+            if unknown:
+                raise ToolError(f"'categories' names no category of the configured servers: {', '.join(repr(u) for u in unknown)}. "
+                                f"Known categories: {', '.join(known_categories) or 'none (the operator has tagged no server)'}.")
+            wanted = set(categories)
+            outside = np.fromiter((not wanted.intersection(self.categories.get(t.server, ())) for t in snap.catalog),
+                                  dtype=bool, count=len(snap.catalog))
+            hidden = outside if hidden is None else (hidden | outside)
         if servers is not None:
             known = {t.server for i, t in enumerate(snap.catalog) if hidden is None or not hidden[i]}
             unknown = [s for s in servers if not any(fnmatch.fnmatchcase(k, s) for k in known)]
@@ -336,7 +350,7 @@ class Hub:
             if pos is not None:
                 mask[pos] = True
         if mask.all():
-            raise ToolError("no tool is left to search: the 'servers' filter and your access leave none; widen 'servers'.")
+            raise ToolError("no tool is left to search: the 'servers'/'categories' filters and your access leave none; widen them.")
         return mask
 
     # -- shared -------------------------------------------------------------------------
@@ -392,13 +406,14 @@ def _text_argument(name: str, value: Any, *, required: bool = False) -> str | No
     return value.strip()
 
 
-def _servers_argument(value: Any) -> list[str] | None:
+def _servers_argument(value: Any, name: str) -> list[str] | None:
     if value is None or value == []:
         return None
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
-        raise ToolError(f"'servers' must be a list of server names (globs allowed, e.g. [\"github\", \"git*\"]), got {value!r}.")
+        example = '["github", "git*"]' if name == "servers" else '["code"]'
+        raise ToolError(f"'{name}' must be a list of names (e.g. {example}), got {value!r}.")
     return [v.strip() for v in value]
 
 

@@ -247,18 +247,29 @@ async def _prepare_catalog(options: ServeOptions, stack: AsyncExitStack, session
     return hub, nothing
 
 
-async def _learning(options: ServeOptions, store: Any, stack: AsyncExitStack) -> Any:
-    """The outcome log and what is learned from it; kept in the store when there is one."""
-    if not options.learning:
+async def _learning(options: ServeOptions, store: Any, stack: AsyncExitStack, config: Any = None) -> Any:
+    """The outcome log and what is learned from it, kept in the store when there is one; seeded with
+    the example requests the config gives (``"votr": {"examples": {tool: [...]}}``)."""
+    given = [((entry.name, tool), text) for entry in (config.enabled if config is not None else ())
+             for tool, texts in entry.examples.items() for text in texts]
+    if not options.learning and not given:
         return None
     from votr_mcp.learning import Learning
+    from votr_mcp.learning.examples import CONFIG_WEIGHT
 
+    if not options.learning:
+        learning = Learning(learn=False)
+        for key, text in given:
+            learning.examples.add(key, text, CONFIG_WEIGHT)
+        return learning
     sink = None
     if store is not None:
         from votr_mcp.store.events import EventStore
 
         sink = EventStore(store)
     learning = Learning(keep_queries=options.learn_queries, sink=sink)
+    for key, text in given:
+        learning.examples.add(key, text, CONFIG_WEIGHT)
     if sink is not None:
         restored = await anyio.to_thread.run_sync(lambda: learning.restore(sink.calls(limit=20_000)))
         if restored:
@@ -298,7 +309,8 @@ async def _prepare_upstreams(options: ServeOptions, stack: AsyncExitStack, sessi
         remembered = Catalog(t for t in stored if t.server in configured)
     index = LiveIndex(remembered, build_searcher(remembered, cache=cache), reindex=reindex, patch=patch)
     hub = Hub(index, None, sessions, change_control, default_max_results=options.max_results, upstreams_started=anyio.Event())
-    hub.learning = await _learning(options, store, stack)
+    hub.learning = await _learning(options, store, stack, config)
+    hub.categories = {entry.name: entry.categories for entry in config.enabled if entry.categories}
     if len(remembered):
         log.info("serving %d remembered tools of %d servers while the upstreams start", len(remembered), len(remembered.servers))
         hub.ready.set()
