@@ -122,3 +122,24 @@ def test_the_outcome_log_keeps_only_the_newest_rows(tmp_path: Any) -> None:
         assert events.flush() == 25
         kept = [q for q, _, _ in events.searches()]
         assert kept == [f"q{i}" for i in range(15, 25)]
+
+
+@pytest.mark.anyio
+async def test_a_tool_shows_the_operators_hint_or_what_is_usually_called_next_when_the_caller_may_see_it(retriever: Retriever) -> None:
+    from votr_mcp.policy import Governance
+
+    learning = Learning(seed=0)
+    hub = hub_of(retriever, learning)
+    first, then = "filesystem__list_directory", "filesystem__read_file"
+    with anyio.fail_after(60):
+        for _ in range(3):
+            await hub.call(first, arguments(hub, first))
+            await hub.call(then, arguments(hub, then))
+        tools = {t["name"]: t for t in (await hub.search("list the directory", max_results=5)).structured["tools"]}
+        assert tools[first]["hint"] == f"usually called next: {then}"
+        hub.governance = Governance(data={"disabled": [then]})
+        tools = {t["name"]: t for t in (await hub.search("list the directory", max_results=5)).structured["tools"]}
+        assert tools[first]["hint"] is None
+        hub.hints = {("filesystem", "list_directory"): "paths are relative to the allowed roots"}
+        answer = await hub.search("list the directory", max_results=5)
+        assert "  hint: paths are relative to the allowed roots" in answer.text

@@ -41,6 +41,9 @@ share of the best), reached by a tool with much evidence at cosine 1 (the same r
 NEAR_FLOOR = 0.7
 """The cosine with a learned request below which it adds nothing (a request about something else)."""
 
+NEXT_MIN = 3
+"""Times a tool must have followed another before it is offered as "usually called next"."""
+
 RECENT_VECTORS = 1024
 """Request vectors kept for learning (about 3.5 KB each with the joint embedder)."""
 
@@ -64,6 +67,8 @@ class Learning:
         self._recent: OrderedDict[str, tuple[str, NDArray[np.float32]]] = OrderedDict()  # request -> (model id, vector)
         self._lock = threading.Lock()
         self._built: _State | None = None
+        self._last_success: OrderedDict[str, ToolKey] = OrderedDict()  # session -> its last successful call
+        self._next: dict[ToolKey, dict[ToolKey, int]] = {}  # tool -> tools called successfully right after it
         self.log.listen(self._learn)
 
     # ---- what the server reports ------------------------------------------------------------
@@ -101,7 +106,30 @@ class Learning:
         if flush is not None:
             flush()
 
+    def usually_next(self, key: ToolKey) -> ToolKey | None:
+        """The tool most often called successfully right after ``key`` in a session, when it followed
+        at least :data:`NEXT_MIN` times and in at least half the cases."""
+        with self._lock:
+            after = dict(self._next.get(key, {}))
+        if not after:
+            return None
+        best, count = max(after.items(), key=lambda kv: kv[1])
+        return best if count >= NEXT_MIN and count * 2 >= sum(after.values()) else None
+
+    def _follow(self, event: CallEvent) -> None:
+        with self._lock:
+            before = self._last_success.get(event.session)
+            self._last_success[event.session] = event.key
+            self._last_success.move_to_end(event.session)
+            while len(self._last_success) > 10_000:
+                self._last_success.popitem(last=False)
+            if before is not None and before != event.key:
+                after = self._next.setdefault(before, {})
+                after[event.key] = after.get(event.key, 0) + 1
+
     def _learn(self, event: CallEvent) -> None:
+        if event.success and self.learn:
+            self._follow(event)
         search = event.search
         if search is None or not self.learn:
             return  # a call of a tool no search of this session listed says nothing about search

@@ -7,6 +7,7 @@ benchmarks can drive it directly. Every failure the agent can act on is raised a
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import fnmatch
 import functools
@@ -91,6 +92,7 @@ class Hub:
     learning: Learning | None = None  # records outcomes and ranks by them (votr_mcp.learning)
     governance: Governance | None = None  # who may see and call what (votr_mcp.policy)
     categories: Mapping[str, Sequence[str]] = field(default_factory=dict)  # server -> its categories (config)
+    hints: Mapping[ToolKey, str] = field(default_factory=dict)  # a workflow hint per tool (config)
     _checker: ArgumentsChecker = field(default_factory=ArgumentsChecker)
 
     # -- search_tools -------------------------------------------------------------------
@@ -151,6 +153,7 @@ class Hub:
         session_notes = self.sessions.after_search(session, query, [SearchedTool(f.call_name, f.tool) for f in found])
         if session_notes.bound:
             found = [_replace_bound(f, f.call_name in session_notes.bound) for f in found]
+        found = [self._with_hint(snap, f, principal) for f in found]
         if session_notes.note:
             notes.append(session_notes.note)
         if self.upstreams is None and found:
@@ -188,6 +191,17 @@ class Hub:
             unavailable_reason=reason,
             need=needs[need] if need is not None and 0 <= need < len(needs) else None,
         )
+
+    def _with_hint(self, snap: Snapshot, found: Found, principal: Principal | None) -> Found:
+        """``found`` with its workflow hint: the operator's, else the tool usually called next (when
+        the caller may see it)."""
+        hint = self.hints.get(found.tool.key)
+        if hint is None and self.learning is not None:
+            following = self.learning.usually_next(found.tool.key)
+            name = snap.names.get(following) if following is not None else None
+            if name is not None and self._visible(principal, snap.by_name[name]):
+                hint = f"usually called next: {name}"
+        return dataclasses.replace(found, hint=hint) if hint else found
 
     def _pinned(self, snap: Snapshot, found: Sequence[Found], withheld: Collection[ToolKey], principal: Principal | None = None) -> list[Found]:
         """The pinned tools the answer does not list yet (withheld and hidden ones excepted), tier "pinned"."""

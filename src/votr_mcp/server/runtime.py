@@ -311,6 +311,7 @@ async def _prepare_upstreams(options: ServeOptions, stack: AsyncExitStack, sessi
     hub = Hub(index, None, sessions, change_control, default_max_results=options.max_results, upstreams_started=anyio.Event())
     hub.learning = await _learning(options, store, stack, config)
     hub.categories = {entry.name: entry.categories for entry in config.enabled if entry.categories}
+    hub.hints = {(entry.name, tool): hint for entry in config.enabled for tool, hint in entry.hints.items()}
     if len(remembered):
         log.info("serving %d remembered tools of %d servers while the upstreams start", len(remembered), len(remembered.servers))
         hub.ready.set()
