@@ -32,6 +32,7 @@ from votr_mcp.retrieval.render import signature
 from votr_mcp.server.hooks import ChangeControl, NoChangeControl, NoSessions, Resolved, SearchedTool, SessionHooks
 from votr_mcp.server.live_index import LiveIndex, Snapshot
 from votr_mcp.server.render import Found, search_structured, search_text
+from votr_mcp.server.suggest import Suggester, Suggestion
 from votr_mcp.server.validation import ArgumentsChecker
 
 __all__ = ["Hub", "Upstreams", "SearchAnswer", "ToolError"]
@@ -93,6 +94,7 @@ class Hub:
     governance: Governance | None = None  # who may see and call what (votr_mcp.policy)
     categories: Mapping[str, Sequence[str]] = field(default_factory=dict)  # server -> its categories (config)
     hints: Mapping[ToolKey, str] = field(default_factory=dict)  # a workflow hint per tool (config)
+    suggester: Suggester | None = None  # known servers not connected, for requests nothing connected serves
     _checker: ArgumentsChecker = field(default_factory=ArgumentsChecker)
 
     # -- search_tools -------------------------------------------------------------------
@@ -163,15 +165,20 @@ class Hub:
             notes.append("Lexical results only: the embedding model is still loading.")
         searched = [f for f in found if f.tier != "pinned"]
         abstained = bool(getattr(result, "abstained", not searched)) and not searched
+        suggestions = await self._suggest(snap, query, searched, abstained, principal)
+        notes += [_suggestion_note(s) for s in suggestions]
         reason = (getattr(result, "reason", None) or None) if not searched else None
         sid = None if isinstance(self.sessions, NoSessions) else session
         text_notes = list(notes)
         if sid is not None and transport_key is None and session_id is None:
             # No connection identity (stateless HTTP): the id must reach models that see only the text.
             text_notes.append(f"session_id: {sid} (pass it to search_tools and call_tool to keep this session)")
+        structured = search_structured(found, abstained=abstained, reason=reason, session_id=sid, notes=notes, dense=dense)
+        if suggestions:
+            structured["suggestions"] = [s.as_dict() for s in suggestions]
         answer = SearchAnswer(
             search_text(found, abstained=abstained, reason=reason, notes=text_notes, mark_unavailable=self.upstreams is not None),
-            search_structured(found, abstained=abstained, reason=reason, session_id=sid, notes=notes, dense=dense),
+            structured,
         )
         self.answered.set()
         return answer
@@ -191,6 +198,20 @@ class Hub:
             unavailable_reason=reason,
             need=needs[need] if need is not None and 0 <= need < len(needs) else None,
         )
+
+    async def _suggest(self, snap: Snapshot, query: str, searched: Sequence[Found], abstained: bool,
+                       principal: Principal | None) -> list[Suggestion]:
+        """Known servers not connected that would serve the request, when nothing connected does well."""
+        if self.suggester is None or self.upstreams is None or not (abstained or all(f.tier == "low" for f in searched)):
+            return []
+        upstreams = self.upstreams
+        connected = {s for s in self.suggester.entries if upstreams.configured(s)}
+        visible = functools.partial(self._visible, principal)
+        try:
+            return await anyio.to_thread.run_sync(lambda: self.suggester.suggest(query, snap.searcher, connected, visible) if self.suggester else [])
+        except VotrError as exc:
+            log.warning("no server suggestions: %s", exc)
+            return []
 
     def _with_hint(self, snap: Snapshot, found: Found, principal: Principal | None) -> Found:
         """``found`` with its workflow hint: the operator's, else the tool usually called next (when
@@ -383,6 +404,12 @@ class Hub:
         if not self.ready.is_set():
             with anyio.move_on_after(self.startup_wait):
                 await self.ready.wait()
+
+
+def _suggestion_note(s: Suggestion) -> str:
+    entry = json.dumps({"mcpServers": {s.server: dict(s.entry)}})
+    return (f"Not connected: the MCP server '{s.server}' (tool {s.tool}) would serve this. "
+            f"To use it, add to the upstream config: {entry}")
 
 
 def _learned_search(learning: Learning | None, searcher: Any, query: str, **options: Any) -> Any:

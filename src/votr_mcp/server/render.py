@@ -116,6 +116,8 @@ SEARCH_OUTPUT_SCHEMA: dict[str, Any] = {
         "session_id": {"type": ["string", "null"]},
         "notes": {"type": "array", "items": {"type": "string"}},
         "dense": {"type": ["boolean", "null"], "description": "whether dense (embedding) retrieval took part"},
+        "suggestions": {"type": "array", "description": "servers not connected that would serve the request, with their mcpServers entry",
+                        "items": {"type": "object"}},
     },
     "required": ["tools", "abstained"],
 }

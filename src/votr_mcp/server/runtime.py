@@ -247,6 +247,18 @@ async def _prepare_catalog(options: ServeOptions, stack: AsyncExitStack, session
     return hub, nothing
 
 
+def _suggester() -> Any:
+    """Known servers (the embedded registry) to suggest when nothing connected serves a request."""
+    from votr_mcp.server.suggest import Suggester
+
+    try:
+        path = default_registry_path()
+        return Suggester(load_catalog(path).catalog, registry_setup_hints(path))
+    except VotrError as exc:
+        log.info("no server suggestions: %s", exc)
+        return None
+
+
 async def _learning(options: ServeOptions, store: Any, stack: AsyncExitStack, config: Any = None) -> Any:
     """The outcome log and what is learned from it, kept in the store when there is one; seeded with
     the example requests the config gives (``"votr": {"examples": {tool: [...]}}``)."""
@@ -336,6 +348,7 @@ async def _prepare_upstreams(options: ServeOptions, stack: AsyncExitStack, sessi
     started = anyio.Event()
     upstreams = await stack.enter_async_context(Upstreams(config, on_tools=on_tools))
     hub.upstreams = _UpstreamsView(upstreams, config)
+    hub.suggester = _suggester()
     hub.index.on_swap(lambda snap: _apply_session_policy(sessions, snap, config))
     _apply_session_policy(sessions, hub.index.current, config)
 
