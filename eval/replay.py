@@ -259,6 +259,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", type=Path, required=True, help="a labelled set folder (queries.jsonl + its catalog)")
     parser.add_argument("--json", type=Path, required=True, help="where to write the report")
+    parser.add_argument("--out", type=Path, help="also write the figures as markdown here (e.g. eval/REPLAY.md)")
     parser.add_argument("--visits", type=int, default=3, help="visits per need in the stream (default 3)")
     parser.add_argument("--limit", type=int, help="at most this many needs (dev rows), and held-back rows")
     parser.add_argument("--seed", type=int, default=0)
@@ -301,7 +302,51 @@ def main(argv: Sequence[str] | None = None) -> int:
                        "command": "python eval/replay.py " + " ".join(sys.argv[1:] if argv is None else argv)}
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    if args.out is not None:
+        args.out.write_text(markdown(report), encoding="utf-8")
     return 0
+
+
+def markdown(report: Mapping[str, Any]) -> str:
+    """The report as the tables of eval/REPLAY.md."""
+    setup = report["setup"]
+    off, on = report["off"], report["on"]
+
+    def row(name: str, a: Mapping[str, Any], b: Mapping[str, Any]) -> str:
+        def pts(x: float | None, y: float | None) -> str:
+            return "n/a" if x is None or y is None else f"{100 * (y - x):+.1f}"
+        return (f"| {name} | {a['n']} | {a['top1']:.3f} | {b['top1']:.3f} | {pts(a['top1'], b['top1'])} | "
+                f"{a['handoff']:.3f} | {b['handoff']:.3f} | {pts(a['handoff'], b['handoff'])} |")
+
+    lines = [
+        "# Replay: learning from use",
+        "",
+        "Produced by:",
+        "",
+        f"    {setup['command']}",
+        "",
+        f"{setup['tools']} tools; {setup['needs']} dev requests (needs) x {setup['visits']} visits = {setup['stream']} "
+        f"searches in the stream ({setup['paraphrased_needs']} needs have a paraphrase); {setup['held_back_rows']} "
+        f"test rows held back (never streamed, nor their tools); seed {setup['seed']}; {setup['seconds']} s.",
+        "Each visit: search_tools through an in-memory MCP client, then call_tool of the gold tool when listed, "
+        "else of the first (which fails). Learning off and on take each request in turn.",
+        "",
+        "| requests | n | top-1 off | top-1 on | points | hand-off off | hand-off on | points |",
+        "|---|---|---|---|---|---|---|---|",
+        row("revisits (headline)", {**off, "n": off["n"]}, on),
+        row("  same text again", off["repeat"], on["repeat"]),
+        row("  paraphrase", off["paraphrase"], on["paraphrase"]),
+        row("first visits", off["first"], on["first"]),
+        row("held back", report["held_back"]["off"], report["held_back"]["on"]),
+        "",
+        "Revisits by quarter of the stream (top-1 off / on): "
+        + ", ".join(f"{a['top1']:.3f} / {b['top1']:.3f}" for a, b in zip(off["over_time"], on["over_time"])),
+        "",
+        f"Search round trip p50 / p95: off {off['search_ms']['p50']} / {off['search_ms']['p95']} ms, "
+        f"on {on['search_ms']['p50']} / {on['search_ms']['p95']} ms (the two servers alternate on one machine).",
+        "",
+    ]
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

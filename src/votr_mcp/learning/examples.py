@@ -85,8 +85,8 @@ class LearnedExamples:
     def view(self, catalog: Catalog, model_id: str,
              embed: Callable[[Sequence[str]], Mapping[str, NDArray[np.float32]]]) -> "LearnedView":
         """The learned requests of ``catalog``'s tools as vectors (embedding only those never seen)."""
-        learned = [(catalog.position(k), v) for k, v in self.snapshot().items()]
-        learned = [(row, texts) for row, texts in learned if row is not None]
+        positions = [(catalog.position(k), v) for k, v in self.snapshot().items()]
+        learned = [(row, texts) for row, texts in positions if row is not None]
         vectors = self._vectors_of([t for _, texts in learned for t in texts], model_id, embed)
         rows: list[int] = []
         own: list[NDArray[np.float32]] = []

@@ -93,7 +93,7 @@ class EventStore:
                 conn.execute("INSERT INTO selection_events (at, kind, session_id, query, tool_id, rank, score, success, detail) "
                              "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                              (_iso(at), kind, session, query, tool_id, rank, score, success, json.dumps(detail)))
-            newest = conn.execute("SELECT max(id) FROM selection_events").fetchall()[0][0] or 0
+            newest = int(conn.execute("SELECT max(id) FROM selection_events").fetchall()[0][0] or 0)
             conn.execute("DELETE FROM selection_events WHERE id <= ?", (newest - self.max_events,))
         return len(rows)
 
@@ -112,8 +112,8 @@ class EventStore:
         with _sqlite.guard("reading search outcomes"):
             rows = self._store.conn.execute("SELECT query, detail FROM selection_events WHERE kind = 'search' ORDER BY id").fetchall()
         for query, detail in rows:
-            d = json.loads(detail)
-            yield query, bool(d.get("abstained")), d.get("returned", [])
+            d = json.loads(str(detail))
+            yield (str(query) if query is not None else None), bool(d.get("abstained")), list(d.get("returned", []))
 
 
 def _iso(at: float) -> str:
