@@ -42,6 +42,7 @@ from mcp import Client  # noqa: E402
 from votr_mcp.catalog import Catalog, load_catalog  # noqa: E402
 from votr_mcp.catalog.models import ToolKey  # noqa: E402
 from votr_mcp.cli.eval import cache_dir  # noqa: E402
+from votr_mcp.errors import VotrError  # noqa: E402
 from votr_mcp.evaluation.data import QueryRow, catalog_of, load_queries, split_of  # noqa: E402
 from votr_mcp.index.dense import FileEmbeddingCache  # noqa: E402
 from votr_mcp.index.models import default_embedder  # noqa: E402
@@ -271,8 +272,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.visits < 2:
         parser.error("--visits must be at least 2: a stream that never revisits a need cannot show learning")
     started = time.perf_counter()
-    catalog = load_catalog(catalog_of(args.data)).require_tools(log, most=5)
-    rows = [r for r in load_queries(args.data / "queries.jsonl") if r.kind == "single" and r.gold]
+    try:
+        catalog = load_catalog(catalog_of(args.data)).require_tools(log, most=5)
+        rows = [r for r in load_queries(args.data / "queries.jsonl") if r.kind == "single" and r.gold]
+    except VotrError as exc:
+        print(f"replay: {exc}", file=sys.stderr)
+        return 2
     needs = _stable([r for r in rows if split_of(r) == "dev"])
     dev_gold = {k for r in needs for k in r.gold}
     held = _stable([r for r in rows if split_of(r) == "test" and not dev_gold & set(r.gold)])
