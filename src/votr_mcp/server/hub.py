@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-import fnmatch
 import functools
 import json
 import logging
@@ -20,7 +19,6 @@ from typing import Any, Protocol
 import anyio
 import anyio.to_thread
 import mcp_types as types
-import numpy as np
 from mcp.server.mcpserver.exceptions import ToolError
 
 from votr_mcp.catalog import Tool
@@ -29,6 +27,7 @@ from votr_mcp.errors import UpstreamError, UpstreamTimeout, VotrError
 from votr_mcp.learning import Learning
 from votr_mcp.policy import Governance, Principal
 from votr_mcp.retrieval.render import signature
+from votr_mcp.server.filters import SearchFilter
 from votr_mcp.server.hooks import ChangeControl, NoChangeControl, NoSessions, Resolved, SearchedTool, SessionHooks
 from votr_mcp.server.live_index import LiveIndex, Snapshot
 from votr_mcp.server.render import Found, search_structured, search_text
@@ -96,6 +95,7 @@ class Hub:
     hints: Mapping[ToolKey, str] = field(default_factory=dict)  # a workflow hint per tool (config)
     suggester: Suggester | None = None  # known servers not connected, for requests nothing connected serves
     _checker: ArgumentsChecker = field(default_factory=ArgumentsChecker)
+    _filter: SearchFilter = field(default_factory=SearchFilter)
 
     # -- search_tools -------------------------------------------------------------------
 
@@ -354,39 +354,10 @@ class Hub:
 
     def _exclude(self, snap: Snapshot, withheld: Collection[ToolKey], principal: Principal | None,
                  servers: Sequence[str] | None, categories: Sequence[str] | None = None) -> Any:
-        """What a search must not score: withheld tools, tools the principal may not see, and tools
-        of servers outside ``servers`` or ``categories`` (a boolean mask over catalog positions when
-        any are hidden)."""
+        """What a search must not score: withheld tools, tools the principal may not see, tools of
+        servers outside ``servers`` or ``categories`` (:mod:`votr_mcp.server.filters`)."""
         hidden = self.governance.hidden(principal, snap.catalog) if self.governance is not None and principal is not None else None
-        if categories is not None:
-            known_categories = sorted({c for cs in self.categories.values() for c in cs})
-            unknown = [c for c in categories if c not in known_categories]
-            if unknown:
-                raise ToolError(f"'categories' names no category of the configured servers: {', '.join(repr(u) for u in unknown)}. "
-                                f"Known categories: {', '.join(known_categories) or 'none (the operator has tagged no server)'}.")
-            wanted = set(categories)
-            outside = np.fromiter((not wanted.intersection(self.categories.get(t.server, ())) for t in snap.catalog),
-                                  dtype=bool, count=len(snap.catalog))
-            hidden = outside if hidden is None else (hidden | outside)
-        if servers is not None:
-            known = {t.server for i, t in enumerate(snap.catalog) if hidden is None or not hidden[i]}
-            unknown = [s for s in servers if not any(fnmatch.fnmatchcase(k, s) for k in known)]
-            if unknown:
-                raise ToolError(f"'servers' names no server votr-mcp knows: {', '.join(repr(u) for u in unknown)}. "
-                                f"Known servers: {', '.join(sorted(known)) or 'none'}.")
-            outside = np.fromiter((not any(fnmatch.fnmatchcase(t.server, s) for s in servers) for t in snap.catalog),
-                                  dtype=bool, count=len(snap.catalog))
-            hidden = outside if hidden is None else (hidden | outside)
-        if hidden is None:
-            return withheld
-        mask = hidden.copy()
-        for key in withheld:
-            pos = snap.catalog.position(key)
-            if pos is not None:
-                mask[pos] = True
-        if mask.all():
-            raise ToolError("no tool is left to search: the 'servers'/'categories' filters and your access leave none; widen them.")
-        return mask
+        return self._filter.exclude(snap.catalog, withheld, hidden, servers, categories, self.categories)
 
     # -- shared -------------------------------------------------------------------------
 
