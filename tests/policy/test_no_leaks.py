@@ -130,3 +130,20 @@ async def test_calls_of_hidden_tools_are_refused_naming_the_rule_and_did_you_mea
 async def test_an_unknown_bearer_token_is_refused_before_anything_is_searched(hub: Hub) -> None:
     with pytest.raises(ToolError, match="token is missing or unknown"):
         await hub.search("read a file", bearer="nope", over_http=True)
+
+
+@pytest.mark.anyio
+async def test_pinned_tools_a_principal_may_not_see_are_left_out_of_its_answers(hub: Hub) -> None:
+    from votr_mcp.server.hooks import NoSessions
+
+    class PinEverything(NoSessions):
+        def pinned(self) -> list[str]:
+            return sorted(hub.index.current.by_name)
+
+    pinned = Hub(hub.index, Upstreams(), PinEverything(), governance=hub.governance)
+    pinned.ready.set()
+    with anyio.fail_after(30):
+        for caller in CALLERS:
+            answer = await pinned.search("read a file", **caller)
+            names = {t["name"] for t in answer.structured["tools"]}
+            assert names and not names & hidden_names(hub, caller)
