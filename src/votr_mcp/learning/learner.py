@@ -192,7 +192,7 @@ class Learning:
         version = self.examples.version
         with self._lock:
             state = self._built
-            if state is not None and state.base == id(base) and state.version == version:
+            if state is not None and state.base is base and state.version == version:
                 return state
         catalog = base.catalog
         dense = base.dense_index
@@ -202,7 +202,7 @@ class Learning:
         for row, w in view.weight.items():
             mix[row] = w
         learned = view.dense(dense, self.mix) if dense is not None else None
-        state = _State(id(base), version, [t.key for t in catalog], [t.server for t in catalog], view, mix,
+        state = _State(base, version, [t.key for t in catalog], [t.server for t in catalog], view, mix,
                        (lambda _: learned) if learned is not None else None)
         with self._lock:
             self._built = state
@@ -213,7 +213,7 @@ class Learning:
 class _State:
     """What was learned, applied to one base retriever at one version of the learned requests."""
 
-    base: int  # id() of the base retriever
+    base: Any  # the base retriever (held, so its identity is not reused)
     version: int
     keys: list[ToolKey]
     servers: list[str]
