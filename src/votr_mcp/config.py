@@ -85,7 +85,7 @@ _TRANSPORTS: Mapping[str, Transport] = {
 _ENTRY_KEYS = {"command", "args", "env", "cwd", "url", "headers", "type", "transport", "timeout", "disabled", "votr"}
 # Fields other MCP clients write into the same file; they mean nothing here but are not mistakes.
 _FOREIGN_KEYS = {"autoApprove", "alwaysAllow", "description", "envFile", "oauth", "icon", "name"}
-_VOTR_KEYS = {"timeout", "startup_timeout", "disabled", "trust", "pinned", "polling", "loop_hints"}
+_VOTR_KEYS = {"timeout", "startup_timeout", "disabled", "trust", "pinned", "polling", "loop_hints", "examples", "categories", "hints"}
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
 
@@ -114,6 +114,11 @@ class UpstreamConfig:
     pinned: tuple[str, ...] = ()
     polling: tuple[str, ...] = ()
     loop_hints: Mapping[str, str] = field(default_factory=dict)
+    # Issue 18: example requests per tool (they join what votr learns from use), the server's
+    # categories (search_tools' 'categories' filter) and a one-line workflow hint per tool.
+    examples: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    categories: tuple[str, ...] = ()
+    hints: Mapping[str, str] = field(default_factory=dict)
 
     def describe(self) -> str:
         """A one-line description for logs: the command, or the URL without credentials."""
@@ -345,6 +350,19 @@ def _votr_settings(raw: Mapping[str, Any], votr: Mapping[str, Any]) -> dict[str,
     if not isinstance(hints, dict) or not all(isinstance(k, str) and k and isinstance(v, str) for k, v in hints.items()):
         raise _Bad("votr.loop_hints", f"must map tool names of this server to advice text, got {hints!r}")
     out["loop_hints"] = dict(hints)
+    examples = votr.get("examples", {})
+    if not isinstance(examples, dict) or not all(isinstance(k, str) and k and isinstance(v, list) and all(isinstance(e, str) and e.strip() for e in v)
+                                                 for k, v in examples.items()):
+        raise _Bad("votr.examples", f"must map tool names of this server to lists of example requests, got {examples!r}")
+    out["examples"] = {k: tuple(v) for k, v in examples.items()}
+    categories = votr.get("categories", [])
+    if not isinstance(categories, list) or not all(isinstance(c, str) and c.strip() for c in categories):
+        raise _Bad("votr.categories", f"must be a list of category names (e.g. [\"code\", \"docs\"]), got {categories!r}")
+    out["categories"] = tuple(c.strip() for c in categories)
+    tool_hints = votr.get("hints", {})
+    if not isinstance(tool_hints, dict) or not all(isinstance(k, str) and k and isinstance(v, str) for k, v in tool_hints.items()):
+        raise _Bad("votr.hints", f"must map tool names of this server to a short hint (e.g. \"call list_tables first\"), got {tool_hints!r}")
+    out["hints"] = dict(tool_hints)
     return out
 
 

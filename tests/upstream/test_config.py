@@ -66,7 +66,7 @@ def test_unknown_fields_are_warnings_and_the_entry_still_loads() -> None:
     assert config.errors == ()
     assert [str(p) for p in config.problems] == [
         'warning: mcpServers.a.comand: unknown field, ignored (votr settings go under "votr")',
-        "warning: mcpServers.a.votr.pinnned: unknown votr setting, ignored; known: ['disabled', 'loop_hints', 'pinned', 'polling', 'startup_timeout', 'timeout', 'trust']",
+        "warning: mcpServers.a.votr.pinnned: unknown votr setting, ignored; known: ['categories', 'disabled', 'examples', 'hints', 'loop_hints', 'pinned', 'polling', 'startup_timeout', 'timeout', 'trust']",
     ]
 
 
@@ -157,3 +157,15 @@ def test_version_prints_the_installed_version(capsys: pytest.CaptureFixture[str]
     with pytest.raises(SystemExit) as done:
         main(["--version"])
     assert done.value.code == 0 and capsys.readouterr().out.strip() == f"votr-mcp {version('votr-mcp')}"
+
+
+def test_example_requests_categories_and_hints_per_tool_are_read_and_bad_ones_named() -> None:
+    config = parse_upstreams({"mcpServers": {
+        "db": {"command": "x", "votr": {"examples": {"query": ["how many users signed up today"]}, "categories": ["data"],
+                                        "hints": {"query": "call list_tables first"}}},
+        "bad": {"command": "y", "votr": {"examples": {"query": "not a list"}}},
+    }})
+    db, = config.servers
+    assert db.examples == {"query": ("how many users signed up today",)}
+    assert db.categories == ("data",) and db.hints == {"query": "call list_tables first"}
+    assert str(config.errors[0]).startswith("mcpServers.bad.votr.examples: must map tool names of this server to lists of example requests")

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 __all__ = ["main", "build_parser"]
 
 # Modules under votr_mcp.cli that provide subcommands, in help order.
-COMMANDS = ("search", "eval", "calibrate", "fit_adapter", "fit_rerank", "fit_request", "serve", "index", "tools", "upstreams", "bench")
+COMMANDS = ("search", "eval", "calibrate", "fit_adapter", "fit_rerank", "fit_request", "serve", "index", "tools", "stats", "upstreams", "bench")
 
 
 _LOG_FORMAT_HELP = "stderr logs as timestamped text (default) or one JSON object per line"

@@ -47,6 +47,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                              "needs pip install 'votr-mcp[otel]'")
     parser.add_argument("--store", default=None, metavar="PATH", help="SQLite registry (tools, embeddings, change control) used with --config; default under your user data dir; 'none' to keep nothing; postgresql://… to share one registry between several replicas")
     parser.add_argument("--sessions", default=None, metavar="URL", help="redis://host:port/db: keep sessions (tool context, loop guard) in Redis, so several replicas serve one agent's requests in any order; default: in this process")
+    parser.add_argument("--policy", type=Path, metavar="FILE", help="principals (bearer tokens -> user, roles, org) and allow/deny rules over servers, tools and annotations; re-read when it changes")
+    parser.add_argument("--no-learning", action="store_true", help="do not learn from which searched tools are then called (the outcome log and its use)")
+    parser.add_argument("--no-query-log", action="store_true", help="keep no query text in the outcome log (outcomes still count; no requests are learned as examples)")
     parser.set_defaults(handler=run)
 
 
@@ -86,6 +89,10 @@ def run(args: argparse.Namespace) -> int:
         wait_for_dense=args.wait_for_dense,
         embedding_cache=cache_dir(None),
         sessions_url=_sessions_url(args.sessions),
+        learning=not args.no_learning,
+        learn_queries=not args.no_query_log,
+        policy_path=args.policy,
+        policy_env=dict(os.environ),
     )
     provider = _tracing(args.otlp_endpoint)
     try:

@@ -12,7 +12,7 @@ Hierarchical server→tool fusion lost on dev rows and stays switchable for abla
 from __future__ import annotations
 
 import logging
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Literal
 
@@ -43,7 +43,7 @@ from votr_mcp.retrieval.rerank import GROUPS, QueryView, RerankModel, head_featu
 from votr_mcp.retrieval.intent import split_needs
 from votr_mcp.retrieval.result import SearchResult
 
-__all__ = ["MAX_QUERY_CHARS", "Retriever", "Exclude"]
+__all__ = ["MAX_QUERY_CHARS", "Adjust", "Retriever", "Exclude"]
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +53,10 @@ is a pasted document, whose words would only blur what is asked."""
 
 Exclude = Collection[ToolKey] | NDArray[np.bool_]
 """Tools a search must not return: keys, or a boolean mask over catalog positions."""
+
+Adjust = Callable[[NDArray[np.intp], NDArray[np.float64]], NDArray[np.float64]]
+"""A bounded change of a ranking's head scores (catalog rows, scores best 1) from outside retrieval:
+learning from use (:mod:`votr_mcp.learning`) reorders near-ties with it."""
 
 
 def _requests(query: str, needs: Sequence[str]) -> list[str]:
@@ -71,6 +75,8 @@ _SPARSE_POOL = ThreadPoolExecutor(1, thread_name_prefix="votr-splade")
 
 class Retriever:
     """Hybrid tool retrieval over one catalog. Immutable: ``with_*`` methods return new retrievers."""
+
+    adjust: Adjust | None = None  # set by :meth:`with_learning` only
 
     def __init__(self, catalog: Catalog, lexical: LexicalIndex, dense: DenseIndex | None, *, embedder: Embedder | None,
                  cache: EmbeddingCache, config: RetrievalConfig, calibration: Calibration | None,
@@ -184,6 +190,26 @@ class Retriever:
 
     def with_adapter(self, adapter: Adapts | None) -> "Retriever":
         return self._copy(adapter=adapter)
+
+    # ---- learning from use: the one hook (votr_mcp.learning) ---------------------------------
+
+    def with_learning(self, examples: Callable[[DenseIndex], DenseIndex] | None, adjust: Adjust | None) -> "Retriever":
+        """This retriever with learned example requests in its dense index (``examples`` maps the
+        catalog's own index to one with them) and ``adjust`` applied to every ranking's head scores.
+        The abstention threshold stays the catalog's own (learning moves no null request's evidence
+        enough to re-score them on every update)."""
+        base = self.__dict__.get("_base_dense", self._dense)
+        if self._dense is not None:
+            self.null_scores()  # computed once on the catalog's own retriever, shared by every learned one
+        new = self._copy(_dense=examples(base) if examples is not None and base is not None else base,
+                         _base_dense=base, adjust=adjust)
+        new._null = self._null
+        return new
+
+    @property
+    def dense_index(self) -> DenseIndex | None:
+        """The dense index searched (None until dense is ready)."""
+        return self._dense
 
     @property
     def _splade_norms(self) -> NDArray[np.float64] | None:
@@ -433,6 +459,8 @@ class Retriever:
                 if best > 0:
                     s = s + cfg.w_hint * h[head] / best
             scores = np.exp(s - s.max())  # (0, 1], best 1: the rerank's softmax mass relative to its top
+        if self.adjust is not None:
+            scores = self.adjust(head, scores)
         order = np.argsort(-scores, kind="stable")[: cfg.ranked_size]
         ranked = by_request(text, head[order], self._features, self._server_of, cfg, allowed)
         ranked_scores = scores[order][: len(ranked)]

@@ -61,6 +61,10 @@ SEARCH_TOOL = types.Tool(
             "server_intent": {"type": "string", "description": "Optional: the service or server you have in mind, e.g. 'github'."},
             "tool_intent": {"type": "string", "description": "Optional: the action you have in mind, e.g. 'list pull requests'."},
             "max_results": {"type": "integer", "minimum": 1, "maximum": MAX_RESULTS_CAP, "description": "Optional cap on how many tools to return."},
+            "servers": {"type": "array", "items": {"type": "string"},
+                        "description": "Optional: search only these servers (names or globs, e.g. ['github'])."},
+            "categories": {"type": "array", "items": {"type": "string"},
+                           "description": "Optional: search only servers of these categories (as the operator tagged them)."},
             "session_id": _SESSION_ID,
         },
         "required": ["query"],
@@ -130,16 +134,20 @@ def build_server(
                         max_results=args.get("max_results"),
                         session_id=args.get("session_id"),
                         transport_key=key,
+                        servers=args.get("servers"),
+                        categories=args.get("categories"),
+                        **_caller(ctx),
                     )
                     seen.answer = answer
                 return types.CallToolResult(content=[types.TextContent(type="text", text=answer.text)], structured_content=answer.structured)
             if params.name == CALL_TOOL.name:
                 with watch_call(observer, hub, key, args.get("name"), args.get("session_id")) as seen:
-                    seen.result = await hub.call(args.get("name"), args.get("arguments"), session_id=args.get("session_id"), transport_key=key)
+                    seen.result = await hub.call(args.get("name"), args.get("arguments"), session_id=args.get("session_id"),
+                                                 transport_key=key, **_caller(ctx))
                 return seen.result
             if expose_all:
                 with watch_call(observer, hub, key, params.name, None) as seen:
-                    seen.result = await hub.call(params.name, dict(args), transport_key=key)
+                    seen.result = await hub.call(params.name, dict(args), transport_key=key, **_caller(ctx))
                 return seen.result
             raise ToolError(f"Unknown tool '{params.name}': this server has only search_tools and call_tool.")
         except ToolError as exc:
@@ -203,6 +211,15 @@ def _upstream_tools(hub: Hub) -> dict[str, types.Tool]:
             annotations=annotations,
         )
     return tools
+
+
+def _caller(ctx: ServerRequestContext[Any]) -> dict[str, Any]:
+    """Who sent a request, for the policy: its bearer token when it came over HTTP."""
+    headers = getattr(ctx.request, "headers", None)
+    if headers is None:
+        return {"bearer": None, "over_http": False}
+    auth = str(headers.get("authorization") or "")
+    return {"bearer": auth[7:].strip() if auth.lower().startswith("bearer ") else None, "over_http": True}
 
 
 def _transport_key(ctx: ServerRequestContext[Any], on_disconnect: Callable[[str], None] | None) -> str | None:

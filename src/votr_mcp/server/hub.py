@@ -7,6 +7,7 @@ benchmarks can drive it directly. Every failure the agent can act on is raised a
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import functools
 import json
@@ -24,11 +25,15 @@ from mcp.server.mcpserver.exceptions import ToolError
 from votr_mcp.catalog import Tool
 from votr_mcp.catalog.models import ToolKey
 from votr_mcp.errors import UpstreamError, UpstreamTimeout, VotrError
+from votr_mcp.learning import Learning
+from votr_mcp.policy import Governance, Principal
 from votr_mcp.retrieval.render import signature
+from votr_mcp.server.filters import SearchFilter
 from votr_mcp.server.hooks import ChangeControl, NoChangeControl, NoSessions, Resolved, SearchedTool, SessionHooks
 from votr_mcp.server.live_index import LiveIndex, Snapshot
 from votr_mcp.server.render import Found, search_structured, search_text
 from votr_mcp.server.status import down_server_message, intent_note
+from votr_mcp.server.suggest import Suggester, Suggestion
 from votr_mcp.server.validation import ArgumentsChecker
 
 __all__ = ["Hub", "Upstreams", "SearchAnswer", "ToolError"]
@@ -87,7 +92,13 @@ class Hub:
     # Set unless a runtime is still starting upstreams (it passes an unset event).
     upstreams_started: anyio.Event = field(default_factory=lambda: _set(anyio.Event()))
     ready: anyio.Event = field(default_factory=anyio.Event)
+    learning: Learning | None = None  # records outcomes and ranks by them (votr_mcp.learning)
+    governance: Governance | None = None  # who may see and call what (votr_mcp.policy)
+    categories: Mapping[str, Sequence[str]] = field(default_factory=dict)  # server -> its categories (config)
+    hints: Mapping[ToolKey, str] = field(default_factory=dict)  # a workflow hint per tool (config)
+    suggester: Suggester | None = None  # known servers not connected, for requests nothing connected serves
     _checker: ArgumentsChecker = field(default_factory=ArgumentsChecker)
+    _filter: SearchFilter = field(default_factory=SearchFilter)
 
     # -- search_tools -------------------------------------------------------------------
 
@@ -100,7 +111,12 @@ class Hub:
         max_results: Any = None,
         session_id: Any = None,
         transport_key: str | None = None,
+        servers: Any = None,
+        categories: Any = None,
+        bearer: str | None = None,
+        over_http: bool = False,
     ) -> SearchAnswer:
+        principal = self._principal(bearer, over_http)
         query = _text_argument("query", query, required=True)
         server_intent = _text_argument("server_intent", server_intent)
         tool_intent = _text_argument("tool_intent", tool_intent)
@@ -114,13 +130,16 @@ class Hub:
                 await self.dense_done.wait()
         snap = self.index.current
         withheld = self.change_control.withheld()
+        exclude = self._exclude(snap, withheld, principal, _servers_argument(servers, "servers"),
+                                _servers_argument(categories, "categories"))
+        learning = self.learning
         search = functools.partial(
-            snap.searcher.search,
+            _learned_search, learning, snap.searcher,
             query,
             server_intent=server_intent,
             tool_intent=tool_intent,
             max_results=limit,
-            exclude=withheld,
+            exclude=exclude,
         )
         # Retrieval is CPU work (a query embedding); keep the event loop free for other requests.
         started = time.perf_counter()
@@ -131,13 +150,17 @@ class Hub:
             hits = hits[:limit]
         needs = [n.text for n in getattr(result, "needs", ())]
         found = [self._found(snap, hit, getattr(result, "tier", None), needs) for hit in hits]
+        if learning is not None:
+            learning.searched(session, query, [(f.tool.key, f.call_name, f.score) for f in found],
+                              [h.tool.server for h in getattr(result, "ranked", hits)], bool(getattr(result, "abstained", not hits)))
         # A request of several steps reads step by step: tools grouped by need, in the needs' order.
         found.sort(key=lambda f: needs.index(f.need) if f.need in needs else len(needs))
-        found += self._pinned(snap, found, withheld)
+        found += self._pinned(snap, found, withheld, principal)
         notes: list[str] = [resolved.note] if resolved.note else []
         session_notes = self.sessions.after_search(session, query, [SearchedTool(f.call_name, f.tool) for f in found])
         if session_notes.bound:
             found = [_replace_bound(f, f.call_name in session_notes.bound) for f in found]
+        found = [self._with_hint(snap, f, principal) for f in found]
         if session_notes.note:
             notes.append(session_notes.note)
         down = intent_note(self, server_intent, (f.tool.server for f in found))
@@ -150,15 +173,20 @@ class Hub:
             notes.append("Lexical results only: the embedding model is still loading.")
         searched = [f for f in found if f.tier != "pinned"]
         abstained = bool(getattr(result, "abstained", not searched)) and not searched
+        suggestions = await self._suggest(snap, query, searched, abstained, principal)
+        notes += [_suggestion_note(s) for s in suggestions]
         reason = (getattr(result, "reason", None) or None) if not searched else None
         sid = None if isinstance(self.sessions, NoSessions) else session
         text_notes = list(notes)
         if sid is not None and transport_key is None and session_id is None:
             # No connection identity (stateless HTTP): the id must reach models that see only the text.
             text_notes.append(f"session_id: {sid} (pass it to search_tools and call_tool to keep this session)")
+        structured = search_structured(found, abstained=abstained, reason=reason, session_id=sid, notes=notes, dense=dense)
+        if suggestions:
+            structured["suggestions"] = [s.as_dict() for s in suggestions]
         answer = SearchAnswer(
             search_text(found, abstained=abstained, reason=reason, notes=text_notes, mark_unavailable=self.upstreams is not None),
-            search_structured(found, abstained=abstained, reason=reason, session_id=sid, notes=notes, dense=dense),
+            structured,
             {"retrieval": retrieval},
         )
         self.answered.set()
@@ -180,13 +208,38 @@ class Hub:
             need=needs[need] if need is not None and 0 <= need < len(needs) else None,
         )
 
-    def _pinned(self, snap: Snapshot, found: Sequence[Found], withheld: Collection[ToolKey]) -> list[Found]:
-        """The pinned tools the answer does not list yet (withheld ones excepted), tier "pinned"."""
+    async def _suggest(self, snap: Snapshot, query: str, searched: Sequence[Found], abstained: bool,
+                       principal: Principal | None) -> list[Suggestion]:
+        """Known servers not connected that would serve the request, when nothing connected does well."""
+        if self.suggester is None or self.upstreams is None or not (abstained or all(f.tier == "low" for f in searched)):
+            return []
+        upstreams = self.upstreams
+        connected = {s for s in self.suggester.entries if upstreams.configured(s)}
+        visible = functools.partial(self._visible, principal)
+        try:
+            return await anyio.to_thread.run_sync(lambda: self.suggester.suggest(query, snap.searcher, connected, visible) if self.suggester else [])
+        except VotrError as exc:
+            log.warning("no server suggestions: %s", exc)
+            return []
+
+    def _with_hint(self, snap: Snapshot, found: Found, principal: Principal | None) -> Found:
+        """``found`` with its workflow hint: the operator's, else the tool usually called next (when
+        the caller may see it)."""
+        hint = self.hints.get(found.tool.key)
+        if hint is None and self.learning is not None:
+            following = self.learning.usually_next(found.tool.key)
+            name = snap.names.get(following) if following is not None else None
+            if name is not None and self._visible(principal, snap.by_name[name]):
+                hint = f"usually called next: {name}"
+        return dataclasses.replace(found, hint=hint) if hint else found
+
+    def _pinned(self, snap: Snapshot, found: Sequence[Found], withheld: Collection[ToolKey], principal: Principal | None = None) -> list[Found]:
+        """The pinned tools the answer does not list yet (withheld and hidden ones excepted), tier "pinned"."""
         listed = {f.call_name for f in found}
         out: list[Found] = []
         for name in self.sessions.pinned():
             tool = snap.by_name.get(name)
-            if tool is None or name in listed or tool.key in withheld:
+            if tool is None or name in listed or tool.key in withheld or not self._visible(principal, tool):
                 continue
             reason = self._unavailable(tool.server)
             out.append(Found(name, tool, 0.0, "pinned", signature(tool), reason is None, reason))
@@ -199,19 +252,21 @@ class Hub:
 
     # -- call_tool ----------------------------------------------------------------------
 
-    async def call(self, name: Any, arguments: Any, *, session_id: Any = None, transport_key: str | None = None) -> types.CallToolResult:
+    async def call(self, name: Any, arguments: Any, *, session_id: Any = None, transport_key: str | None = None,
+                   bearer: str | None = None, over_http: bool = False) -> types.CallToolResult:
+        principal = self._principal(bearer, over_http)
         if not isinstance(name, str) or not name.strip():
             raise ToolError("call_tool needs 'name': the call name of a tool, as search_tools returned it (e.g. 'github__list_issues').")
         arguments = _arguments(arguments)
         resolved = self._session(transport_key, session_id)
         if resolved.note is None:
-            return await self._call(name, arguments, resolved.id)
+            return await self._call(name, arguments, resolved.id, principal)
         try:
-            return _with_note(await self._call(name, arguments, resolved.id), resolved.note)
+            return _with_note(await self._call(name, arguments, resolved.id, principal), resolved.note)
         except ToolError as exc:
             raise ToolError(f"{exc}\n\n{resolved.note}") from exc
 
-    async def _call(self, name: str, arguments: dict[str, Any], session: str) -> types.CallToolResult:
+    async def _call(self, name: str, arguments: dict[str, Any], session: str, principal: Principal | None = None) -> types.CallToolResult:
         await self.wait_ready()
         if not self.upstreams_started.is_set():
             # Searches may be served from the store while upstreams start; a call needs the
@@ -221,8 +276,12 @@ class Hub:
         snap = self.index.current
         tool = snap.by_name.get(name.strip())
         if tool is None:
-            raise ToolError(down_server_message(self, name.strip()) or self._unknown_message(snap, name.strip()))
+            raise ToolError(down_server_message(self, name.strip()) or self._unknown_message(snap, name.strip(), principal))
         call_name = snap.names[tool.key]
+        if self.governance is not None and principal is not None:
+            refusal = self.governance.refusal(principal, tool, call_name)
+            if refusal:
+                raise ToolError(refusal)
         refusal = self.change_control.refusal(tool.key)
         if refusal:
             raise ToolError(refusal)
@@ -244,8 +303,13 @@ class Hub:
         except _NotSent:
             raise  # nothing ran: retrying as told ("try again shortly") is not a loop
         except ToolError as exc:
+            if self.learning is not None:
+                self.learning.called(session, tool.key, call_name, False)
             note = self.sessions.after_call(session, call_name, tool, arguments, True)
             raise ToolError(f"{exc}\n\n{note}" if note else str(exc)) from exc
+        if self.learning is not None:
+            self.learning.called(session, tool.key, call_name, not result.is_error)
+            await anyio.to_thread.run_sync(self.learning.refresh, self.index.current.searcher)
         note = self.sessions.after_call(session, call_name, tool, arguments, bool(result.is_error))
         return _with_note(result, note)
 
@@ -262,10 +326,11 @@ class Hub:
         except UpstreamError as exc:
             raise ToolError(f"'{call_name}' failed in its server '{tool.server}': {exc}") from exc
 
-    def _unknown_message(self, snap: Snapshot, name: str) -> str:
-        names = list(snap.by_name)
+    def _unknown_message(self, snap: Snapshot, name: str, principal: Principal | None = None) -> str:
+        visible = {n: t for n, t in snap.by_name.items() if self._visible(principal, t)}
+        names = list(visible)
         bare = name.split("__")[-1].lower()
-        same_tool = [n for n, t in snap.by_name.items() if t.name.lower() == bare]
+        same_tool = [n for n, t in visible.items() if t.name.lower() == bare]
         close = difflib.get_close_matches(name, names, n=5, cutoff=0.6)
         # Nothing alike: the agent likely guessed a tool of the right server, so name that server's tools.
         prefix = name.split("__")[0] + "__" if "__" in name else None
@@ -283,6 +348,26 @@ class Hub:
             "then restart votr-mcp."
         )
 
+    # -- governance and filters ---------------------------------------------------------
+
+    def _principal(self, bearer: str | None, over_http: bool) -> Principal | None:
+        if self.governance is None:
+            return None
+        try:
+            return self.governance.principal(bearer, over_http)
+        except VotrError as exc:
+            raise ToolError(str(exc)) from exc
+
+    def _visible(self, principal: Principal | None, tool: Tool) -> bool:
+        return self.governance is None or principal is None or self.governance.visible(principal, tool)
+
+    def _exclude(self, snap: Snapshot, withheld: Collection[ToolKey], principal: Principal | None,
+                 servers: Sequence[str] | None, categories: Sequence[str] | None = None) -> Any:
+        """What a search must not score: withheld tools, tools the principal may not see, tools of
+        servers outside ``servers`` or ``categories`` (:mod:`votr_mcp.server.filters`)."""
+        hidden = self.governance.hidden(principal, snap.catalog) if self.governance is not None and principal is not None else None
+        return self._filter.exclude(snap.catalog, withheld, hidden, servers, categories, self.categories)
+
     # -- shared -------------------------------------------------------------------------
 
     def _session(self, transport_key: str | None, session_id: Any) -> Resolved:
@@ -299,6 +384,18 @@ class Hub:
         if not self.ready.is_set():
             with anyio.move_on_after(self.startup_wait):
                 await self.ready.wait()
+
+
+def _suggestion_note(s: Suggestion) -> str:
+    entry = json.dumps({"mcpServers": {s.server: dict(s.entry)}})
+    return (f"Not connected: the MCP server '{s.server}' (tool {s.tool}) would serve this. "
+            f"To use it, add to the upstream config: {entry}")
+
+
+def _learned_search(learning: Learning | None, searcher: Any, query: str, **options: Any) -> Any:
+    """A search by the live retriever, with what was learned applied (in the worker thread: a
+    changed set of learned requests is embedded here)."""
+    return searcher.search(query, **options) if learning is None else learning.search(searcher, query, **options)
 
 
 class _NotSent(ToolError):
@@ -328,6 +425,17 @@ def _text_argument(name: str, value: Any, *, required: bool = False) -> str | No
     if not isinstance(value, str):
         raise ToolError(f"'{name}' must be a string, got {type(value).__name__}.")
     return value.strip()
+
+
+def _servers_argument(value: Any, name: str) -> list[str] | None:
+    if value is None or value == []:
+        return None
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+        example = '["github", "git*"]' if name == "servers" else '["code"]'
+        raise ToolError(f"'{name}' must be a list of names (e.g. {example}), got {value!r}.")
+    return [v.strip() for v in value]
 
 
 def _limit_argument(value: Any, default: int | None) -> int | None:

@@ -30,6 +30,7 @@ class Found:
     unavailable_reason: str | None = None
     bound: bool = False
     need: str | None = None  # the need of a whole-task request this tool serves
+    hint: str | None = None  # one short workflow line: the operator's hint, or what usually comes next
 
 
 def search_text(found: Sequence[Found], *, abstained: bool, reason: str | None, notes: Sequence[str] = (), mark_unavailable: bool = True) -> str:
@@ -52,6 +53,8 @@ def search_text(found: Sequence[Found], *, abstained: bool, reason: str | None, 
             if mark_unavailable and not item.available:
                 facts.append(f"UNAVAILABLE: {item.unavailable_reason or 'its server is not connected'}")
             lines.append(f"{item.signature}  {{{', '.join(facts)}}}")
+            if item.hint:
+                lines.append(f"  hint: {item.hint}")
         lines.append('Call one with call_tool(name="<call>", arguments={...}).')
     lines.extend(notes)
     return "\n".join(lines)
@@ -73,6 +76,7 @@ def search_structured(
                 "available": item.available,
                 "bound": item.bound,
                 "need": item.need,
+                "hint": item.hint,
             }
             for item in found
         ],
@@ -102,6 +106,7 @@ SEARCH_OUTPUT_SCHEMA: dict[str, Any] = {
                     "bound": {"type": "boolean"},
                     "need": {"type": ["string", "null"],
                              "description": "for a request of several steps, the step this tool serves"},
+                    "hint": {"type": ["string", "null"], "description": "a short workflow hint for this tool"},
                 },
                 "required": ["name", "server", "tool", "score", "signature", "available"],
             },
@@ -111,6 +116,8 @@ SEARCH_OUTPUT_SCHEMA: dict[str, Any] = {
         "session_id": {"type": ["string", "null"]},
         "notes": {"type": "array", "items": {"type": "string"}},
         "dense": {"type": ["boolean", "null"], "description": "whether dense (embedding) retrieval took part"},
+        "suggestions": {"type": "array", "description": "servers not connected that would serve the request, with their mcpServers entry",
+                        "items": {"type": "object"}},
     },
     "required": ["tools", "abstained"],
 }

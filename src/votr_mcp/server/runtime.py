@@ -60,6 +60,10 @@ class ServeOptions:
     """Folder of cached catalog embeddings for a catalog served without a store (the one `votr-mcp
     search` and setup fill), so the embedded catalog is dense from the first search."""
     sessions_url: str | None = None  # redis://…: sessions shared by every replica (session/redis_store.py)
+    learning: bool = True  # learn from search outcomes (votr_mcp.learning)
+    learn_queries: bool = True  # keep query texts in the outcome log (off: counts only, no learned examples)
+    policy_path: Path | None = None  # principals and access rules (votr_mcp.policy), re-read when it changes
+    policy_env: Mapping[str, str] = field(default_factory=dict, repr=False)  # for ${VAR} tokens in the policy
 
 
 def build_searcher(catalog: Catalog, *, embedder: Any = None, cache: Any = None) -> Searcher:
@@ -161,6 +165,10 @@ async def serve(
         sessions = session_hooks(options)
     async with AsyncExitStack() as stack:
         hub, start = await _prepare(options, stack, sessions, change_control or NoChangeControl())
+        if options.policy_path is not None:
+            from votr_mcp.policy import Governance
+
+            hub.governance = Governance(options.policy_path, environ=options.policy_env)
         observer = observe(hub, sessions)
         server = build_server(hub, expose_all=options.expose_all, on_disconnect=getattr(sessions, "close_transport", None),
                               observer=observer)
@@ -259,6 +267,7 @@ async def _prepare_catalog(options: ServeOptions, stack: AsyncExitStack, session
     hub = Hub(LiveIndex(catalog, searcher, reindex=reindex), None, sessions, change_control,
               setup_hints=hints, default_max_results=options.max_results)
     hub.stored_index = stored if store is not None and options.catalog_path is None else None  # type: ignore[attr-defined]
+    hub.learning = await _learning(options, store, stack)
     hub.ready.set()
 
     async def nothing() -> None:
@@ -283,6 +292,47 @@ async def _follow_store(hub: Hub, store: Any) -> None:
         if list(catalog) != list(hub.index.current.catalog):
             log.info("the store changed: re-indexing %d tools", len(catalog))
             await hub.index.rebuild(catalog)
+def _suggester() -> Any:
+    """Known servers (the embedded registry) to suggest when nothing connected serves a request."""
+    from votr_mcp.server.suggest import Suggester
+
+    try:
+        path = default_registry_path()
+        return Suggester(load_catalog(path).catalog, registry_setup_hints(path))
+    except VotrError as exc:
+        log.info("no server suggestions: %s", exc)
+        return None
+
+
+async def _learning(options: ServeOptions, store: Any, stack: AsyncExitStack, config: Any = None) -> Any:
+    """The outcome log and what is learned from it, kept in the store when there is one; seeded with
+    the example requests the config gives (``"votr": {"examples": {tool: [...]}}``)."""
+    given = [((entry.name, tool), text) for entry in (config.enabled if config is not None else ())
+             for tool, texts in entry.examples.items() for text in texts]
+    if not options.learning and not given:
+        return None
+    from votr_mcp.learning import Learning
+    from votr_mcp.learning.examples import CONFIG_WEIGHT
+
+    if not options.learning:
+        learning = Learning(learn=False)
+        for key, text in given:
+            learning.examples.add(key, text, CONFIG_WEIGHT)
+        return learning
+    sink = None
+    if store is not None:
+        from votr_mcp.store.events import EventStore
+
+        sink = EventStore(store)
+    learning = Learning(keep_queries=options.learn_queries, sink=sink)
+    for key, text in given:
+        learning.examples.add(key, text, CONFIG_WEIGHT)
+    if sink is not None:
+        restored = await anyio.to_thread.run_sync(lambda: learning.restore(sink.calls(limit=20_000)))
+        if restored:
+            log.info("learning: %d earlier search outcomes restored from the store", restored)
+        stack.push_async_callback(anyio.to_thread.run_sync, learning.flush)
+    return learning
 
 
 async def _prepare_upstreams(options: ServeOptions, stack: AsyncExitStack, sessions: SessionHooks, change_control: ChangeControl) -> tuple[Hub, Any]:
@@ -316,6 +366,9 @@ async def _prepare_upstreams(options: ServeOptions, stack: AsyncExitStack, sessi
         remembered = Catalog(t for t in stored if t.server in configured)
     index = LiveIndex(remembered, build_searcher(remembered, cache=cache), reindex=reindex, patch=patch)
     hub = Hub(index, None, sessions, change_control, default_max_results=options.max_results, upstreams_started=anyio.Event())
+    hub.learning = await _learning(options, store, stack, config)
+    hub.categories = {entry.name: entry.categories for entry in config.enabled if entry.categories}
+    hub.hints = {(entry.name, tool): hint for entry in config.enabled for tool, hint in entry.hints.items()}
     if len(remembered):
         log.info("serving %d remembered tools of %d servers while the upstreams start", len(remembered), len(remembered.servers))
         hub.ready.set()
@@ -340,6 +393,7 @@ async def _prepare_upstreams(options: ServeOptions, stack: AsyncExitStack, sessi
     started = anyio.Event()
     upstreams = await stack.enter_async_context(Upstreams(config, on_tools=on_tools))
     hub.upstreams = _UpstreamsView(upstreams, config)
+    hub.suggester = _suggester()
     hub.index.on_swap(lambda snap: _apply_session_policy(sessions, snap, config))
     _apply_session_policy(sessions, hub.index.current, config)
 

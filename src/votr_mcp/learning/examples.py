@@ -1,0 +1,158 @@
+"""Learned example requests (Tool2Vec from use): requests that led to a successful call of a tool.
+
+They enter the dense index the way a catalog's own examples do (:mod:`votr_mcp.index.catalog_index`):
+a tool's Tool2Vec vector becomes its vector plus ``w · mean(learned request vectors)``, with
+``w = n / (n + EVIDENCE_HALF)`` growing with the tool's successful calls ``n``; and when the catalog
+runs the nearest-example list (enough tools have examples), the learned requests join that list.
+Per tool the latest ``per_tool`` distinct requests are kept, and ``max_tools`` tools at most
+(the least recently used one goes first).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
+
+import numpy as np
+from numpy.typing import NDArray
+
+from votr_mcp.catalog.models import Catalog, ToolKey
+from votr_mcp.index.catalog_index import DenseIndex
+from votr_mcp.index.dense import l2_normalise
+
+__all__ = ["CONFIG_WEIGHT", "LearnedExamples", "LearnedView", "EVIDENCE_HALF", "mix_weight"]
+
+EVIDENCE_HALF = 3.0
+"""Successful calls at which the learned requests weigh half as much as the tool's own vector."""
+
+
+CONFIG_WEIGHT = 3.0
+"""An example request the operator wrote in the config counts as this many successful calls."""
+
+
+def mix_weight(successes: float) -> float:
+    """The learned requests' weight in a tool's vector after ``successes`` successful calls."""
+    return successes / (successes + EVIDENCE_HALF) if successes > 0 else 0.0
+
+
+class LearnedExamples:
+    """Requests per tool with their success counts; ``version`` changes whenever they do."""
+
+    def __init__(self, *, per_tool: int = 16, max_tools: int = 5_000) -> None:
+        self.per_tool = per_tool
+        self.max_tools = max_tools
+        self.version = 0
+        self._lock = threading.Lock()
+        self._by_tool: OrderedDict[ToolKey, OrderedDict[str, float]] = OrderedDict()
+        self._vectors: dict[tuple[str, str], NDArray[np.float32]] = {}  # (model id, request) -> its vector
+
+    def add(self, key: ToolKey, request: str, weight: float = 1.0,
+            vector: tuple[str, NDArray[np.float32]] | None = None) -> None:
+        """Count ``request`` as leading to a successful call of ``key``; ``vector`` is (model id, its
+        vector) when the search that served it embedded it already."""
+        text = request.strip()
+        if not text:
+            return
+        with self._lock:
+            if vector is not None:
+                self._vectors[(vector[0], text)] = vector[1]
+            own = self._by_tool.setdefault(key, OrderedDict())
+            own[text] = own.get(text, 0.0) + weight
+            own.move_to_end(text)
+            self._by_tool.move_to_end(key)
+            while len(own) > self.per_tool:
+                own.popitem(last=False)
+            while len(self._by_tool) > self.max_tools:
+                self._by_tool.popitem(last=False)
+            if len(self._vectors) > 2 * self.per_tool * len(self._by_tool) + 64:
+                kept = {t for texts in self._by_tool.values() for t in texts}
+                self._vectors = {k: v for k, v in self._vectors.items() if k[1] in kept}
+            self.version += 1
+
+    def of(self, key: ToolKey) -> Mapping[str, float]:
+        with self._lock:
+            return dict(self._by_tool.get(key, {}))
+
+    def snapshot(self) -> dict[ToolKey, dict[str, float]]:
+        with self._lock:
+            return {k: dict(v) for k, v in self._by_tool.items()}
+
+    def __len__(self) -> int:
+        return len(self._by_tool)
+
+    def view(self, catalog: Catalog, model_id: str,
+             embed: Callable[[Sequence[str]], Mapping[str, NDArray[np.float32]]]) -> "LearnedView":
+        """The learned requests of ``catalog``'s tools as vectors (embedding only those never seen)."""
+        positions = [(catalog.position(k), v) for k, v in self.snapshot().items()]
+        learned = [(row, texts) for row, texts in positions if row is not None]
+        vectors = self._vectors_of([t for _, texts in learned for t in texts], model_id, embed)
+        rows: list[int] = []
+        own: list[NDArray[np.float32]] = []
+        weight: dict[int, float] = {}
+        for row, texts in learned:
+            kept = [t for t in texts if t in vectors]
+            if kept:
+                rows += [row] * len(kept)
+                own += [vectors[t] for t in kept]
+                weight[row] = mix_weight(sum(texts.values()))
+        matrix = np.stack(own).astype(np.float32) if own else np.zeros((0, 0), dtype=np.float32)
+        return LearnedView(matrix, np.asarray(rows, dtype=np.intp), weight)
+
+    def _vectors_of(self, texts: Sequence[str], model_id: str,
+                    embed: Callable[[Sequence[str]], Mapping[str, NDArray[np.float32]]]) -> dict[str, NDArray[np.float32]]:
+        """The requests' vectors: kept ones, and the others embedded now (and kept)."""
+        with self._lock:
+            out = {t: self._vectors[(model_id, t)] for t in texts if (model_id, t) in self._vectors}
+        missing = [t for t in dict.fromkeys(texts) if t not in out]
+        if missing:
+            fresh = embed(missing)
+            with self._lock:
+                for t, v in fresh.items():
+                    self._vectors[(model_id, t)] = v
+            out.update(fresh)
+        return out
+
+
+class LearnedView:
+    """Learned requests as vectors over one catalog: ``rows[j]`` is the tool row of ``vectors[j]``,
+    ``weight[row]`` its tool's mix weight (:func:`mix_weight`)."""
+
+    def __init__(self, vectors: NDArray[np.float32], rows: NDArray[np.intp], weight: Mapping[int, float]) -> None:
+        self.vectors = vectors
+        self.rows = rows
+        self.weight = dict(weight)
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def dense(self, dense: DenseIndex, mix: str = "centred") -> DenseIndex:
+        """``dense`` with each learned tool's Tool2Vec vector mixed with its learned requests' mean,
+        and the requests in the nearest-example list when the catalog runs it.
+
+        ``mix="centred"`` mixes in the requests' mean less the mean of every learned request: what
+        all requests share (they read like requests, not like tool descriptions) would otherwise
+        draw every request towards every tool that has learned ones. ``"plain"``: the mean as is;
+        ``"off"``: the vectors stay."""
+        if not len(self):
+            return dense
+        t2v = dense.tools_t2v.copy()
+        centre = self.vectors.mean(axis=0) if mix == "centred" else np.zeros(self.vectors.shape[1], np.float32)
+        for row, w in self.weight.items():
+            if mix == "off":
+                break
+            mean = self.vectors[self.rows == row].mean(axis=0) - centre
+            t2v[row] = l2_normalise(t2v[row] + w * mean)
+        changes: dict[str, object] = {"tools_t2v": np.ascontiguousarray(t2v)}
+        if dense.examples is not None and dense.example_owner is not None:
+            changes["examples"] = np.ascontiguousarray(np.concatenate([dense.examples, self.vectors]).astype(np.float32))
+            changes["example_owner"] = np.concatenate([dense.example_owner, self.rows])
+        return replace(dense, **changes)  # type: ignore[arg-type]
+
+    def nearest(self, vec: NDArray[np.float32], n: int) -> NDArray[np.float64]:
+        """Each tool row's best cosine with its learned requests (-1 for tools with none)."""
+        best = np.full(n, -1.0)
+        if len(self):
+            np.maximum.at(best, self.rows, (self.vectors @ vec).astype(np.float64))
+        return best

@@ -1,0 +1,222 @@
+"""Learning from use: outcomes in, a retriever that ranks by them out.
+
+:class:`Learning` is what the server holds. It records each search and call in the
+:class:`~votr_mcp.learning.outcomes.OutcomeLog`, turns each call of a tool the agent's last search
+listed into evidence (the bandit's success or failure in that search's context; a success also makes
+the request an example of the tool, and the tools ranked above the called one count as passed over),
+and hands the server, for each search, the catalog's retriever with that evidence applied through
+the retriever's one hook (:meth:`votr_mcp.retrieval.pipeline.Retriever.with_learning`).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from votr_mcp.catalog.models import ToolKey
+from votr_mcp.learning.bandit import Bandit
+from votr_mcp.learning.examples import LearnedExamples, LearnedView
+from votr_mcp.learning.outcomes import CallEvent, EventSink, OutcomeLog, Returned, SearchEvent, context_of
+
+__all__ = ["Learning", "PASSED_OVER"]
+
+log = logging.getLogger(__name__)
+
+PASSED_OVER = 0.5
+"""A tool ranked above the one the agent called and used successfully counts as this much of a failure
+(the agent read it and chose another; it may still have been right for another reading)."""
+
+
+NEAR_BONUS = 2.0
+"""The most a request's nearness to a tool's learned requests adds to the tool's head score (a
+share of the best), reached by a tool with much evidence at cosine 1 (the same request again)."""
+
+NEAR_FLOOR = 0.7
+"""The cosine with a learned request below which it adds nothing (a request about something else)."""
+
+NEXT_MIN = 3
+"""Times a tool must have followed another before it is offered as "usually called next"."""
+
+RECENT_VECTORS = 1024
+"""Request vectors kept for learning (about 3.5 KB each with the joint embedder)."""
+
+
+class Learning:
+    """The outcome log, the bandit and the learned examples of one server."""
+
+    def __init__(self, *, learn: bool = True, keep_queries: bool = True, examples: bool = True, bandit: Bandit | None = None,
+                 sink: EventSink | None = None, seed: int | None = None,
+                 near_bonus: float = NEAR_BONUS, near_floor: float = NEAR_FLOOR, mix: str = "centred") -> None:
+        self.mix = mix
+        self.learn = learn  # False: outcomes teach nothing (only examples given in config act)
+        self.near_bonus = near_bonus
+        self.near_floor = near_floor
+        self.log = OutcomeLog(keep_queries=keep_queries, sink=sink)
+        self.bandit = bandit if bandit is not None else Bandit(seed=seed)
+        self.examples = LearnedExamples()
+        self.learn_examples = examples
+        # The vectors of recent requests, as their searches embedded them: a learned request costs no
+        # second embedding. Bounded: older ones are embedded again if ever needed (after a restart).
+        self._recent: OrderedDict[str, tuple[str, NDArray[np.float32]]] = OrderedDict()  # request -> (model id, vector)
+        self._lock = threading.Lock()
+        self._built: _State | None = None
+        self._last_success: OrderedDict[str, ToolKey] = OrderedDict()  # session -> its last successful call
+        self._next: dict[ToolKey, dict[ToolKey, int]] = {}  # tool -> tools called successfully right after it
+        self.log.listen(self._learn)
+
+    # ---- what the server reports ------------------------------------------------------------
+
+    def searched(self, session: str, query: str, returned: Sequence[tuple[ToolKey, str, float]],
+                 ranked_servers: Sequence[str], abstained: bool) -> SearchEvent:
+        """A search answered: the tools handed off (key, call name, score), in order."""
+        items = [Returned(key, name, rank, float(score)) for rank, (key, name, score) in enumerate(returned, 1)]
+        return self.log.searched(session, query, items, context_of(ranked_servers), abstained)
+
+    def called(self, session: str, key: ToolKey, call_name: str, success: bool) -> CallEvent:
+        """A call finished (``success``: the upstream ran it without an error result)."""
+        return self.log.called(session, key, call_name, success)
+
+    def restore(self, calls: Iterable[Any]) -> int:
+        """Learn again from stored calls (``votr_mcp.store.events.StoredCall``, oldest first) after a
+        restart; returns how many counted."""
+        n = 0
+        for call in calls:
+            if call.rank is None:
+                continue
+            key = (call.server, call.tool)
+            self.bandit.record(key, call.context, call.success)
+            if call.success:
+                for other in call.passed_over:
+                    self.bandit.record((other[0], other[1]), call.context, False, PASSED_OVER)
+                if self.learn_examples and call.query and self.log.keep_queries:
+                    self.examples.add(key, call.query)
+            n += 1
+        return n
+
+    def flush(self) -> None:
+        """Write buffered events to the sink (blocking: call from a worker thread)."""
+        flush = getattr(self.log.sink, "flush", None)
+        if flush is not None:
+            flush()
+
+    def usually_next(self, key: ToolKey) -> ToolKey | None:
+        """The tool most often called successfully right after ``key`` in a session, when it followed
+        at least :data:`NEXT_MIN` times and in at least half the cases."""
+        with self._lock:
+            after = dict(self._next.get(key, {}))
+        if not after:
+            return None
+        best, count = max(after.items(), key=lambda kv: kv[1])
+        return best if count >= NEXT_MIN and count * 2 >= sum(after.values()) else None
+
+    def _follow(self, event: CallEvent) -> None:
+        with self._lock:
+            before = self._last_success.get(event.session)
+            self._last_success[event.session] = event.key
+            self._last_success.move_to_end(event.session)
+            while len(self._last_success) > 10_000:
+                self._last_success.popitem(last=False)
+            if before is not None and before != event.key:
+                after = self._next.setdefault(before, {})
+                after[event.key] = after.get(event.key, 0) + 1
+
+    def _learn(self, event: CallEvent) -> None:
+        if event.success and self.learn:
+            self._follow(event)
+        search = event.search
+        if search is None or not self.learn:
+            return  # a call of a tool no search of this session listed says nothing about search
+        self.bandit.record(event.key, search.context, event.success)
+        if not event.success:
+            return
+        rank = event.rank or 0
+        for r in search.returned:
+            if r.rank < rank:
+                self.bandit.record(r.key, search.context, False, PASSED_OVER)
+        if self.learn_examples and search.query:
+            with self._lock:
+                vector = self._recent.get(search.query)
+            self.examples.add(event.key, search.query, vector=vector)
+
+    # ---- what the server searches with --------------------------------------------------------
+
+    def search(self, base: Any, query: str, **options: Any) -> Any:
+        """Search ``base`` with what was learned applied, keeping the request's vector for learning."""
+        if not getattr(base, "dense_ready", False):
+            return self.searcher(base).search(query, **options)
+        texts = base.texts_for(query, options.get("server_intent"), options.get("tool_intent"))
+        vectors = base.embed(texts)
+        vec = vectors.get(query)
+        if vec is not None:
+            with self._lock:
+                self._recent[query] = (base.dense_index.model_id, vec)
+                while len(self._recent) > RECENT_VECTORS:
+                    self._recent.popitem(last=False)
+        return self.searcher(base, vec).search(query, query_vectors=vectors, **options)
+
+    def refresh(self, base: Any) -> None:
+        """Rebuild what was learned into the index now if it changed (after a call, so the next
+        search does not pay for it)."""
+        if hasattr(base, "with_learning"):
+            self._state(base)
+        self.flush()
+
+    def searcher(self, base: Any, vec: NDArray[np.float32] | None = None) -> Any:
+        """``base`` (the live index's retriever) with what was learned applied for a request whose
+        vector is ``vec``; ``base`` itself when it has no learning hook."""
+        if not hasattr(base, "with_learning"):
+            return base
+        state = self._state(base)
+        bandit, near = self.bandit, None
+        if vec is not None and len(state.view) and self.near_bonus > 0:
+            near = np.clip((state.view.nearest(vec, len(state.keys)) - self.near_floor) / (1.0 - self.near_floor), 0.0, 1.0)
+            near = near * state.mix
+
+        def adjust(head: NDArray[np.intp], scores: NDArray[np.float64]) -> NDArray[np.float64]:
+            if near is not None:
+                scores = scores + self.near_bonus * float(np.max(scores)) * near[head]
+            order = head[np.argsort(-scores, kind="stable")]
+            context = context_of([state.servers[i] for i in order])
+            return bandit.adjust([state.keys[i] for i in head], context, scores)
+
+        return base.with_learning(state.dense, adjust)
+
+    def _state(self, base: Any) -> "_State":
+        version = self.examples.version
+        with self._lock:
+            state = self._built
+            if state is not None and state.base is base and state.version == version:
+                return state
+        catalog = base.catalog
+        dense = base.dense_index
+        view = (self.examples.view(catalog, dense.model_id, base.embed) if dense is not None and self.learn_examples
+                and len(self.examples) else LearnedView(np.zeros((0, 0), np.float32), np.zeros(0, np.intp), {}))
+        mix = np.zeros(len(catalog))
+        for row, w in view.weight.items():
+            mix[row] = w
+        learned = view.dense(dense, self.mix) if dense is not None else None
+        state = _State(base, version, [t.key for t in catalog], [t.server for t in catalog], view, mix,
+                       (lambda _: learned) if learned is not None else None)
+        with self._lock:
+            self._built = state
+        return state
+
+
+@dataclass(frozen=True)
+class _State:
+    """What was learned, applied to one base retriever at one version of the learned requests."""
+
+    base: Any  # the base retriever (held, so its identity is not reused)
+    version: int
+    keys: list[ToolKey]
+    servers: list[str]
+    view: LearnedView
+    mix: NDArray[np.float64]  # each tool row's mix weight (0 without learned requests)
+    dense: Callable[[Any], Any] | None

@@ -1,0 +1,145 @@
+"""Learning through the server's own path: Hub.search and Hub.call over the embedded registry."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import anyio
+import mcp_types as types
+import pytest
+
+from votr_mcp.catalog import load_catalog
+from votr_mcp.catalog.registry import default_registry_path
+from votr_mcp.learning import Learning
+from votr_mcp.retrieval.pipeline import Retriever
+from votr_mcp.server.hub import Hub
+from votr_mcp.server.live_index import LiveIndex
+from votr_mcp.store import Store
+from votr_mcp.store.events import EventStore
+
+QUERY = "look at files"
+
+
+class Upstreams:
+    """Every server is up; every call succeeds (the agent is always right here)."""
+
+    def configured(self, server: str) -> bool:
+        return True
+
+    def unavailable(self, server: str) -> str | None:
+        return None
+
+    async def call(self, server: str, tool: str, arguments: dict[str, Any]) -> types.CallToolResult:
+        return types.CallToolResult(content=[types.TextContent(type="text", text="ok")])
+
+
+@pytest.fixture(scope="module")
+def retriever() -> Retriever:
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    from votr_mcp.index import MiniLMEmbedder
+
+    catalog = load_catalog(default_registry_path()).catalog
+    r = Retriever.build(catalog, embedder=MiniLMEmbedder())
+    r.abstain_threshold()
+    return r
+
+
+def hub_of(retriever: Retriever, learning: Learning | None) -> Hub:
+    hub = Hub(LiveIndex(retriever.catalog, retriever), Upstreams(), learning=learning)
+    hub.ready.set()
+    return hub
+
+
+def arguments(hub: Hub, name: str) -> dict[str, Any]:
+    """Arguments the tool's schema accepts (the registry's file-system tools take strings)."""
+    schema = hub.index.current.by_name[name].input_schema
+    return {p: "x" for p in schema.get("required", [])}
+
+
+async def names(hub: Hub, query: str) -> list[str]:
+    answer = await hub.search(query, max_results=5)
+    return [t["name"] for t in answer.structured["tools"]]
+
+
+@pytest.mark.anyio
+async def test_a_tool_the_agent_keeps_choosing_below_the_top_comes_first_for_that_request(retriever: Retriever) -> None:
+    learning = Learning(seed=0)
+    hub = hub_of(retriever, learning)
+    with anyio.fail_after(60):
+        first = await names(hub, QUERY)
+        assert len(first) >= 2, first
+        chosen = first[1]
+        for _ in range(3):
+            await hub.call(chosen, arguments(hub, chosen))
+            listed = await names(hub, QUERY)
+            if chosen not in listed:
+                break
+        assert (await names(hub, QUERY))[0] == chosen
+        # Learning off, the same request ranks as before.
+        assert (await names(hub_of(retriever, None), QUERY))[0] == first[0]
+
+
+@pytest.mark.anyio
+async def test_outcomes_survive_a_restart_through_the_store_and_query_texts_can_be_kept_out(retriever: Retriever, tmp_path: Any) -> None:
+    path = tmp_path / "store.sqlite3"
+    with Store.open(path) as store:
+        learning = Learning(seed=0, sink=EventStore(store))
+        hub = hub_of(retriever, learning)
+        with anyio.fail_after(60):
+            chosen = (await names(hub, QUERY))[1]
+            await hub.call(chosen, arguments(hub, chosen))
+        learning.flush()
+    with Store.open(path) as store:
+        events = EventStore(store)
+        calls = list(events.calls())
+        assert [(c.success, c.rank, c.query) for c in calls] == [(True, 2, QUERY)]
+        restored = Learning(seed=0)
+        assert restored.restore(calls) == 1
+        assert list(restored.examples.snapshot().values()) == [{QUERY: 1.0}]
+
+    private = tmp_path / "private.sqlite3"
+    with Store.open(private) as store:
+        learning = Learning(seed=0, keep_queries=False, sink=EventStore(store))
+        hub = hub_of(retriever, learning)
+        with anyio.fail_after(60):
+            chosen = (await names(hub, QUERY))[1]
+            await hub.call(chosen, arguments(hub, chosen))
+        learning.flush()
+        texts = store.conn.execute("SELECT count(*) FROM selection_events WHERE query IS NOT NULL").fetchall()[0][0]
+        kinds = store.conn.execute("SELECT kind FROM selection_events ORDER BY id").fetchall()
+        assert texts == 0 and [k[0] for k in kinds] == ["search", "call"]
+        assert len(learning.examples) == 0
+
+
+def test_the_outcome_log_keeps_only_the_newest_rows(tmp_path: Any) -> None:
+    from votr_mcp.learning import Returned, SearchEvent
+
+    with Store.open(tmp_path / "s.sqlite3") as store:
+        events = EventStore(store, max_events=10, flush_every=1_000)
+        for i in range(25):
+            events.add_search(SearchEvent("s", f"q{i}", (Returned(("a", "b"), "a__b", 1, 1.0),), "a", False))
+        assert events.flush() == 25
+        kept = [q for q, _, _ in events.searches()]
+        assert kept == [f"q{i}" for i in range(15, 25)]
+
+
+@pytest.mark.anyio
+async def test_a_tool_shows_the_operators_hint_or_what_is_usually_called_next_when_the_caller_may_see_it(retriever: Retriever) -> None:
+    from votr_mcp.policy import Governance
+
+    learning = Learning(seed=0)
+    hub = hub_of(retriever, learning)
+    first, then = "filesystem__list_directory", "filesystem__read_file"
+    with anyio.fail_after(60):
+        for _ in range(3):
+            await hub.call(first, arguments(hub, first))
+            await hub.call(then, arguments(hub, then))
+        tools = {t["name"]: t for t in (await hub.search("list the directory", max_results=5)).structured["tools"]}
+        assert tools[first]["hint"] == f"usually called next: {then}"
+        hub.governance = Governance(data={"disabled": [then]})
+        tools = {t["name"]: t for t in (await hub.search("list the directory", max_results=5)).structured["tools"]}
+        assert tools[first]["hint"] is None
+        hub.hints = {("filesystem", "list_directory"): "paths are relative to the allowed roots"}
+        answer = await hub.search("list the directory", max_results=5)
+        assert "  hint: paths are relative to the allowed roots" in answer.text
