@@ -38,10 +38,13 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit, urlunsplit
 
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
 from votr_mcp.errors import ConfigError
+from votr_mcp.settings import describe
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -277,11 +280,14 @@ def _parse_entry(name: str, raw: Any, env: Mapping[str, str], problems: list[Con
             problems.append(ConfigProblem(name, f"votr.{unknown}", f"unknown votr setting, ignored; known: {sorted(_VOTR_KEYS)}", "warning"))
         settings = _votr_settings(raw, votr)
         transport = _transport(raw)
+        typed = _fields(raw)
         if transport == "stdio":
             if "url" in raw:
                 raise _Bad("url", "a stdio entry takes 'command', not 'url'; drop one, or set \"type\": \"http\"/\"sse\"")
-            command = _expand(_string(raw, "command", required=True), env, "command")
-            args = tuple(_expand(a, env, f"args[{i}]") for i, a in enumerate(_strings(raw, "args")))
+            if typed.command is None:
+                raise _Bad("command", "missing; it must be a non-empty string")
+            command = _expand(typed.command, env, "command")
+            args = tuple(_expand(a, env, f"args[{i}]") for i, a in enumerate(typed.args))
             if launches_votr(command, args):
                 raise _Bad("command", "this entry starts votr-mcp itself (is --config the file that launches votr-mcp?); "
                                       "proxying itself, it would start another votr-mcp with the same config, and so on")
@@ -290,20 +296,22 @@ def _parse_entry(name: str, raw: Any, env: Mapping[str, str], problems: list[Con
                 transport="stdio",
                 command=command,
                 args=args,
-                env={k: _expand(v, env, f"env.{k}") for k, v in _string_map(raw, "env").items()},
-                cwd=_expand_optional(_string(raw, "cwd"), env, "cwd"),
+                env={k: _expand(v, env, f"env.{k}") for k, v in (typed.env or {}).items()},
+                cwd=_expand_optional(typed.cwd, env, "cwd"),
                 **settings,
             )
         if "command" in raw:
             raise _Bad("command", f"a {transport} entry takes 'url', not 'command'; drop one of them")
-        url = _expand(_string(raw, "url", required=True), env, "url")
+        if typed.url is None:
+            raise _Bad("url", "missing; it must be a non-empty string")
+        url = _expand(typed.url, env, "url")
         if not re.match(r"^https?://", url):
             raise _Bad("url", f"'{url}' is not an http:// or https:// URL")
         return UpstreamConfig(
             name=name,
             transport=transport,
             url=url,
-            headers={k: _expand(v, env, f"headers.{k}") for k, v in _string_map(raw, "headers").items()},
+            headers={k: _expand(v, env, f"headers.{k}") for k, v in (typed.headers or {}).items()},
             **settings,
         )
     except _Bad as bad:
@@ -326,77 +334,104 @@ def _transport(raw: Mapping[str, Any]) -> Transport:
     return _TRANSPORTS[value.lower()]
 
 
+# The fields of an entry and of its "votr" settings, checked by pydantic (as every settings surface
+# is: votr_mcp/settings.py); the checks that span fields (stdio or remote, ${VAR} expansion, an
+# entry that starts votr-mcp itself) are the code above. Each field's message says what it must be.
+_Name = Annotated[str, Field(strict=True, min_length=1)]
+_Text = Annotated[str, Field(strict=True, pattern=r"\S")]
+_Seconds = Annotated[float, Field(strict=True, gt=0, allow_inf_nan=False)]
+
+
+class _Fields(BaseModel):
+    """The typed fields of an entry (unknown ones were already warned about)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    command: _Text | None = None
+    args: list[Annotated[str, Field(strict=True)]] = []
+    env: dict[str, Annotated[str, Field(strict=True)]] | None = None
+    cwd: Annotated[str, Field(strict=True)] | None = None
+    url: _Text | None = None
+    headers: dict[str, Annotated[str, Field(strict=True)]] | None = None
+
+
+class _Settings(BaseModel):
+    """votr's settings of an entry: under "votr", or (timeout, startup_timeout, disabled) at its top."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    timeout: _Seconds = DEFAULT_TIMEOUT
+    startup_timeout: _Seconds = DEFAULT_STARTUP_TIMEOUT
+    disabled: Annotated[bool, Field(strict=True)] = False
+    trust: Literal["auto", "manual"] = "manual"
+    pinned: list[_Name] = []
+    polling: list[_Name] = []
+    loop_hints: dict[_Name, Annotated[str, Field(strict=True)]] = {}
+    examples: dict[_Name, list[_Text]] = {}
+    categories: list[_Text] = []
+    hints: dict[_Name, Annotated[str, Field(strict=True)]] = {}
+
+
+_SAYS = {
+    "timeout": "must be a positive number of seconds",
+    "startup_timeout": "must be a positive number of seconds",
+    "disabled": "must be true or false",
+    "trust": "must be \"manual\" (hold changed tool definitions for review) or \"auto\" (accept them)",
+    "pinned": "must be a list of tool names of this server",
+    "polling": "must be a list of tool names of this server",
+    "loop_hints": "must map tool names of this server to advice text",
+    "examples": "must map tool names of this server to lists of example requests",
+    "categories": "must be a list of category names (e.g. [\"code\", \"docs\"])",
+    "hints": "must map tool names of this server to a short hint (e.g. \"call list_tables first\")",
+    "command": "must be a non-empty string",
+    "url": "must be a non-empty string",
+    "cwd": "must be a string",
+    "args": "must be a list of strings",
+    "env": "must be an object of string values",
+    "headers": "must be an object of string values",
+}
+_ITEM_SAYS = {"args": "must be a string, got {value!r}; quote numbers",
+              "env": "must be a string, got {value!r}; quote numbers and booleans",
+              "headers": "must be a string, got {value!r}; quote numbers and booleans"}
+
+
+def _first_problem(exc: ValidationError, prefix: str) -> _Bad:
+    """The first field pydantic refused, as the entry's problem: its place and what it must be."""
+    error = exc.errors(include_url=False)[0]
+    loc = [str(p) for p in error.get("loc", ())]
+    top, value = loc[0] if loc else "", error.get("input")
+    if top in _ITEM_SAYS and len(loc) == 2:
+        place = f"{top}[{loc[1]}]" if top == "args" else f"{top}.{loc[1]}"
+        return _Bad(prefix + place, _ITEM_SAYS[top].format(value=value))
+    if top in ("command", "url") and error.get("type") == "missing":
+        return _Bad(prefix + top, "missing; it must be a non-empty string")
+    says = _SAYS.get(top, describe(exc))
+    return _Bad(prefix + top, f"{says}, got {value!r}")
+
+
 def _votr_settings(raw: Mapping[str, Any], votr: Mapping[str, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, default in (("timeout", DEFAULT_TIMEOUT), ("startup_timeout", DEFAULT_STARTUP_TIMEOUT)):
-        source, value = ("votr." + key, votr[key]) if key in votr else (key, raw.get(key, default))
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-            raise _Bad(source, f"must be a positive number of seconds, got {value!r}")
-        out[key] = float(value)
-    source, disabled = ("votr.disabled", votr["disabled"]) if "disabled" in votr else ("disabled", raw.get("disabled", False))
-    if not isinstance(disabled, bool):
-        raise _Bad(source, f"must be true or false, got {disabled!r}")
-    out["disabled"] = disabled
-    trust = votr.get("trust", "manual")
-    if trust not in ("auto", "manual"):
-        raise _Bad("votr.trust", f"must be \"manual\" (hold changed tool definitions for review) or \"auto\" (accept them), got {trust!r}")
-    out["trust"] = trust
-    for key in ("pinned", "polling"):
-        names = votr.get(key, [])
-        if not isinstance(names, list) or not all(isinstance(n, str) and n for n in names):
-            raise _Bad(f"votr.{key}", f"must be a list of tool names of this server, got {names!r}")
-        out[key] = tuple(names)
-    hints = votr.get("loop_hints", {})
-    if not isinstance(hints, dict) or not all(isinstance(k, str) and k and isinstance(v, str) for k, v in hints.items()):
-        raise _Bad("votr.loop_hints", f"must map tool names of this server to advice text, got {hints!r}")
-    out["loop_hints"] = dict(hints)
-    examples = votr.get("examples", {})
-    if not isinstance(examples, dict) or not all(isinstance(k, str) and k and isinstance(v, list) and all(isinstance(e, str) and e.strip() for e in v)
-                                                 for k, v in examples.items()):
-        raise _Bad("votr.examples", f"must map tool names of this server to lists of example requests, got {examples!r}")
-    out["examples"] = {k: tuple(v) for k, v in examples.items()}
-    categories = votr.get("categories", [])
-    if not isinstance(categories, list) or not all(isinstance(c, str) and c.strip() for c in categories):
-        raise _Bad("votr.categories", f"must be a list of category names (e.g. [\"code\", \"docs\"]), got {categories!r}")
-    out["categories"] = tuple(c.strip() for c in categories)
-    tool_hints = votr.get("hints", {})
-    if not isinstance(tool_hints, dict) or not all(isinstance(k, str) and k and isinstance(v, str) for k, v in tool_hints.items()):
-        raise _Bad("votr.hints", f"must map tool names of this server to a short hint (e.g. \"call list_tables first\"), got {tool_hints!r}")
-    out["hints"] = dict(tool_hints)
-    return out
+    # Cline and Roo put timeout and disabled at the top of an entry: read there unless "votr" has them.
+    given = {**{k: raw[k] for k in ("timeout", "startup_timeout", "disabled") if k in raw}, **votr}
+    prefix = {k: "votr." if k in votr else "" for k in given}
+    try:
+        settings = _Settings.model_validate(given)
+    except ValidationError as exc:
+        bad = _first_problem(exc, "")
+        raise _Bad(prefix.get(str(bad.field), "votr.") + str(bad.field), bad.message) from None
+    return {
+        "timeout": float(settings.timeout), "startup_timeout": float(settings.startup_timeout),
+        "disabled": settings.disabled, "trust": settings.trust,
+        "pinned": tuple(settings.pinned), "polling": tuple(settings.polling), "loop_hints": dict(settings.loop_hints),
+        "examples": {k: tuple(v) for k, v in settings.examples.items()},
+        "categories": tuple(c.strip() for c in settings.categories), "hints": dict(settings.hints),
+    }
 
 
-def _string(raw: Mapping[str, Any], key: str, required: bool = False) -> str | None:
-    value = raw.get(key)
-    if value is None:
-        if required:
-            raise _Bad(key, "missing; it must be a non-empty string")
-        return None
-    if not isinstance(value, str) or (required and not value.strip()):
-        raise _Bad(key, f"must be a non-empty string, got {value!r}")
-    return value
-
-
-def _strings(raw: Mapping[str, Any], key: str) -> list[str]:
-    value = raw.get(key, [])
-    if not isinstance(value, list):
-        raise _Bad(key, f"must be a list of strings, got {type(value).__name__}")
-    for i, item in enumerate(value):
-        if not isinstance(item, str):
-            raise _Bad(f"{key}[{i}]", f"must be a string, got {item!r}; quote numbers")
-    return value
-
-
-def _string_map(raw: Mapping[str, Any], key: str) -> dict[str, str]:
-    value = raw.get(key, {})
-    if value is None:
-        return {}
-    if not isinstance(value, dict):
-        raise _Bad(key, f"must be an object of string values, got {type(value).__name__}")
-    for k, v in value.items():
-        if not isinstance(v, str):
-            raise _Bad(f"{key}.{k}", f"must be a string, got {v!r}; quote numbers and booleans")
-    return dict(value)
+def _fields(raw: Mapping[str, Any]) -> _Fields:
+    try:
+        return _Fields.model_validate(raw)
+    except ValidationError as exc:
+        raise _first_problem(exc, "") from None
 
 
 def _expand(text: str, env: Mapping[str, str], field_name: str) -> str:

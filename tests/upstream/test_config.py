@@ -169,3 +169,19 @@ def test_example_requests_categories_and_hints_per_tool_are_read_and_bad_ones_na
     assert db.examples == {"query": ("how many users signed up today",)}
     assert db.categories == ("data",) and db.hints == {"query": "call list_tables first"}
     assert str(config.errors[0]).startswith("mcpServers.bad.votr.examples: must map tool names of this server to lists of example requests")
+
+
+@pytest.mark.parametrize("entry,message", [
+    ({"command": "x", "timeout": True}, "mcpServers.e.timeout: must be a positive number of seconds, got True"),
+    ({"command": "x", "votr": {"startup_timeout": float("inf")}}, "mcpServers.e.votr.startup_timeout: must be a positive number of seconds"),
+    ({"command": "x", "env": {"PORT": 8080}}, "mcpServers.e.env.PORT: must be a string, got 8080; quote numbers and booleans"),
+    ({"command": "x", "votr": {"trust": "sometimes"}}, "mcpServers.e.votr.trust: must be \"manual\""),
+    ({"command": "x", "votr": {"pinned": ["ok", ""]}}, "mcpServers.e.votr.pinned: must be a list of tool names of this server"),
+    ({"command": "x", "votr": {"examples": {"query": ["   "]}}}, "mcpServers.e.votr.examples: must map tool names"),
+    ({"command": "  "}, "mcpServers.e.command: must be a non-empty string"),
+    ({"url": 5}, "mcpServers.e.url: must be a non-empty string, got 5"),
+])
+def test_each_field_is_checked_by_its_type_and_the_message_names_entry_field_and_value(entry, message):
+    config = parse_upstreams({"mcpServers": {"e": entry, "fine": {"command": "y"}}})
+    assert [s.name for s in config.servers] == ["fine"]
+    assert str(config.errors[0]).startswith(message), str(config.errors[0])
