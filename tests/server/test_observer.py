@@ -192,13 +192,17 @@ async def test_a_wrong_token_in_the_sign_in_form_is_refused_and_the_right_one_se
     async with httpx2.AsyncClient(transport=httpx2.ASGITransport(app=app), base_url="http://127.0.0.1") as http:
         wrong = await http.post("/ui/login", data={"token": "nope"})
         right = await http.post("/ui/login", data={"token": "t0k"})
-        page = await http.get("/ui", headers={"Cookie": "votr_ui=t0k"})
-        not_for_metrics = await http.get("/metrics", headers={"Cookie": "votr_ui=t0k"})
+        cookie_value = right.cookies["votr_ui"]
+        page = await http.get("/ui", headers={"Cookie": f"votr_ui={cookie_value}"})
+        raw_token = await http.get("/ui", headers={"Cookie": "votr_ui=t0k"})
+        not_for_metrics = await http.get("/metrics", headers={"Cookie": f"votr_ui={cookie_value}"})
     assert wrong.status_code == 401 and "not the server" in wrong.text
     assert right.status_code == 303 and right.headers["location"] == "/ui"
     cookie = right.headers["set-cookie"].lower()
-    assert "votr_ui=t0k" in cookie and "httponly" in cookie and "samesite=strict" in cookie and "path=/ui" in cookie
+    assert cookie_value and "t0k" not in cookie_value  # the cookie is not the bearer token
+    assert "httponly" in cookie and "samesite=strict" in cookie and "path=/ui" in cookie
     assert page.status_code == 200 and "operator: decisions enabled" in page.text
+    assert raw_token.status_code == 401
     assert not_for_metrics.status_code == 401  # the cookie stands in for the header under /ui only
 
 

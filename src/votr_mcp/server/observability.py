@@ -29,7 +29,7 @@ from votr_mcp.server.hub import Hub
 from votr_mcp.server.metrics import CONTENT_TYPE
 from votr_mcp.server.observe_requests import ObservedUpstreams
 from votr_mcp.server.observer import Observer
-from votr_mcp.server.transports import UI_COOKIE, HttpOptions
+from votr_mcp.server.transports import UI_COOKIE, HttpOptions, ui_cookie_value
 
 __all__ = ["observe", "web_routes"]
 
@@ -84,7 +84,7 @@ def web_routes(observer: Observer, options: HttpOptions) -> list[BaseRoute]:
             log.warning("dashboard sign-in with a wrong token from %s", request.client.host if request.client else "?")
             return login_page("That is not the server's token.")
         response = RedirectResponse("/ui", status_code=303)
-        response.set_cookie(UI_COOKIE, options.token, httponly=True, samesite="strict", path="/ui")
+        response.set_cookie(UI_COOKIE, ui_cookie_value(options.token), httponly=True, samesite="strict", path="/ui")
         return response
 
     async def decide(request: Request) -> Response:

@@ -10,6 +10,8 @@ guards a shared deployment. The listening socket is bound before the server star
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import hmac
 import logging
 import os
 import secrets
@@ -35,7 +37,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from votr_mcp.server.jsonrpc import Reply, read_line
 
-__all__ = ["HttpOptions", "serve_stdio", "serve_http", "http_app", "security_settings"]
+__all__ = ["HttpOptions", "UI_COOKIE", "serve_stdio", "serve_http", "http_app", "security_settings", "ui_cookie_value"]
 
 log = logging.getLogger(__name__)
 
@@ -283,17 +285,23 @@ OPEN_PATHS = ("/health", "/health/live", "/ui/login")  # answer without the toke
 UI_COOKIE = "votr_ui"  # a browser cannot send a bearer header when it navigates: /ui/login sets this
 
 
+def ui_cookie_value(token: str) -> str:
+    """What the ``votr_ui`` cookie holds: an HMAC of the token, not the token, so a leaked cookie
+    opens the dashboard only, never ``/mcp``."""
+    return hmac.new(token.encode(), b"votr-mcp dashboard", hashlib.sha256).hexdigest()
+
+
 class _BearerToken:
     """Refuse HTTP requests without ``Authorization: Bearer <token>`` (constant-time compare).
 
-    Under ``/ui`` the token may also come in the ``votr_ui`` cookie that ``/ui/login`` sets
-    (HttpOnly, SameSite=Strict, path /ui). A request that carries the token is the operator's:
+    Under ``/ui`` the ``votr_ui`` cookie that ``/ui/login`` sets (HttpOnly, SameSite=Strict, path
+    /ui, :func:`ui_cookie_value`) stands in for the header. A request that carries the token is the operator's:
     ``scope["votr.operator"]`` is set for the dashboard's actions."""
 
     def __init__(self, app: ASGIApp, token: str) -> None:
         self.app = app
         self.expected = f"Bearer {token}".encode()
-        self.token = token.encode()
+        self.cookie = ui_cookie_value(token).encode()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
@@ -301,7 +309,7 @@ class _BearerToken:
             headers = dict(scope.get("headers") or ())
             ok = secrets.compare_digest(headers.get(b"authorization", b""), self.expected)
             if not ok and (path == "/ui" or path.startswith("/ui/")):
-                ok = secrets.compare_digest(_cookie(headers.get(b"cookie", b""), UI_COOKIE), self.token)
+                ok = secrets.compare_digest(_cookie(headers.get(b"cookie", b""), UI_COOKIE), self.cookie)
             if ok:
                 scope["votr.operator"] = True
             elif path not in OPEN_PATHS:
