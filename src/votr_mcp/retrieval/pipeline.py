@@ -179,6 +179,13 @@ class Retriever:
                          names=self.call_names if len(self.call_names) == len(catalog) and all(
                              t.key in self.call_names for t in catalog) else None)
 
+    def warm(self) -> "Retriever":
+        """Score the null requests now (about a second), so the first search after a change does not
+        pay for the catalog's abstention threshold; returns this retriever."""
+        if self.dense_ready:
+            self.abstain_threshold()
+        return self
+
     def with_embedder(self, embedder: Embedder, cache: EmbeddingCache | None = None) -> "Retriever":
         """This catalog with dense vectors (embeds what the cache lacks; blocking)."""
         cache = cache if cache is not None else self.cache
