@@ -22,7 +22,9 @@ attack). Why a tool is held is stored with it (``ToolRecord.reasons``) and shown
 ``votr-mcp tools show``; accepting it clears that.
 
 All writes go through :func:`votr_mcp.store._sqlite.write` (one ``BEGIN IMMEDIATE``
-transaction each), so a crash leaves either the old or the new state, never a mix.
+transaction each), so a crash leaves either the old or the new state, never a mix. Reads go
+through ``Database.read`` on connections of their own, so a search or a call check during a
+harvest sees the state before it or after it, never a harvest in progress or rolled back.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from votr_mcp.catalog import Catalog, Tool, ToolKey, call_names, canonical_defin
 from votr_mcp.catalog.safety import HIDDEN, INJECTION, injection_reasons, visible
 from votr_mcp.errors import StoreError
 from votr_mcp.store import _sqlite
-from votr_mcp.store._sqlite import Connection
+from votr_mcp.store._sqlite import Connection, Database
 from votr_mcp.store.records import RECORD_SQL, SyncReport, ToolRecord, VersionRecord, changed_fields, record_of
 
 __all__ = ["ADDED", "NOT_ACCEPTED", "Registry", "TRUST_POLICIES"]
@@ -51,10 +53,15 @@ def _now() -> str:
 
 
 class Registry:
-    """Servers, tools and history in one SQLite connection (see module docstring)."""
+    """Servers, tools and history in one SQLite file (see module docstring).
 
-    def __init__(self, conn: Connection) -> None:
-        self.conn = conn
+    ``conn`` is the store's :class:`~votr_mcp.store._sqlite.Database` (its writer connection
+    alone also works: reads then open reader connections of that file themselves).
+    """
+
+    def __init__(self, conn: Connection | Database) -> None:
+        self._db = conn if isinstance(conn, Database) else Database(conn)
+        self.conn = self._db.writer  # writes only; reads go through self._db.read()
         # Bumped on every write through this object: SQLite's data_version sees only other connections.
         self.generation = 0
 
@@ -159,8 +166,8 @@ class Registry:
     def records(self, *, status: str | None = None) -> list[ToolRecord]:
         """Every tool (or those with ``status``), in server then insertion order."""
         where, args = ("WHERE t.status = ?", (status,)) if status else ("", ())
-        with _sqlite.guard("reading tools"):
-            rows = self.conn.execute(f"{RECORD_SQL} {where} ORDER BY s.id, t.id", args).fetchall()
+        with _sqlite.guard("reading tools"), self._db.read() as conn:
+            rows = conn.execute(f"{RECORD_SQL} {where} ORDER BY s.id, t.id", args).fetchall()
         return [record_of(r) for r in rows]
 
     def catalog(self, *, include_held: bool = False) -> Catalog:
@@ -170,21 +177,21 @@ class Registry:
 
     def withheld(self) -> frozenset[ToolKey]:
         """Keys of tools held back after a change."""
-        with _sqlite.guard("reading held tools"):
-            rows = self.conn.execute(
+        with _sqlite.guard("reading held tools"), self._db.read() as conn:
+            rows = conn.execute(
                 "SELECT s.name, t.name FROM tools t JOIN servers s ON s.id = t.server_id WHERE t.status = 'held'"
             ).fetchall()
         return frozenset((s, n) for s, n in rows)
 
     def refusal(self, key: ToolKey) -> str | None:
         """Why ``key`` may not be called now, with how to allow it; None when it may."""
-        with _sqlite.guard("checking a tool"):
-            rows = self.conn.execute(f"{RECORD_SQL} WHERE s.name = ? AND t.name = ?", key).fetchall()
-        if not rows:
-            return None
-        record = record_of(rows[0])
+        with _sqlite.guard("checking a tool"), self._db.read() as conn:
+            rows = conn.execute(f"{RECORD_SQL} WHERE s.name = ? AND t.name = ?", key).fetchall()
+            if not rows:
+                return None
+            record = record_of(rows[0])
+            names = self._call_name(conn, record.key) if record.status == "held" else ""
         if record.status == "held":
-            names = self._call_name(record.key)
             return (
                 f"tool '{visible(record.name)}' of server '{record.server}' is held back: {_why_held(record.changed, record.reasons)}. "
                 f"Ask the user to review it with `votr-mcp tools show {names}` and accept it with "
@@ -194,9 +201,10 @@ class Registry:
             return f"tool '{visible(record.name)}' of server '{record.server}' is no longer offered by its server; call search_tools for another"
         return None
 
-    def _call_name(self, key: ToolKey) -> str:
+    @staticmethod
+    def _call_name(conn: Connection, key: ToolKey) -> str:
         """The call name the server gives ``key``: suffixes for collisions depend on every key."""
-        keys = [(str(a), str(b)) for a, b in self.conn.execute(
+        keys = [(str(a), str(b)) for a, b in conn.execute(
             "SELECT s.name, t.name FROM tools t JOIN servers s ON s.id = t.server_id")]
         return call_names(keys)[key]
 
@@ -217,8 +225,8 @@ class Registry:
     def history(self, name: str) -> list[VersionRecord]:
         """Every definition the tool ever had, oldest first."""
         record = self.find(name)
-        with _sqlite.guard("reading tool history"):
-            rows = self.conn.execute(
+        with _sqlite.guard("reading tool history"), self._db.read() as conn:
+            rows = conn.execute(
                 "SELECT v.version, v.content_hash, v.changed_fields, v.seen_at, v.definition FROM tool_versions v "
                 "JOIN servers s ON s.id = v.server_id WHERE s.name = ? AND v.name = ? ORDER BY v.version",
                 record.key,
@@ -228,16 +236,16 @@ class Registry:
     def decisions(self, name: str) -> list[tuple[str, int | None, str, str]]:
         """The audit trail of a tool: (time, version, action, note), oldest first."""
         record = self.find(name)
-        with _sqlite.guard("reading decisions"):
-            return [tuple(r) for r in self.conn.execute(  # type: ignore[misc]
+        with _sqlite.guard("reading decisions"), self._db.read() as conn:
+            return [tuple(r) for r in conn.execute(  # type: ignore[misc]
                 "SELECT d.at, v.version, d.action, d.note FROM tool_decisions d JOIN tools t ON t.id = d.tool_id "
                 "JOIN servers s ON s.id = t.server_id LEFT JOIN tool_versions v ON v.id = d.version_id "
                 "WHERE s.name = ? AND t.name = ? ORDER BY d.id", record.key)]
 
     def servers(self) -> list[tuple[str, str, int]]:
         """(name, trust, present) of every server."""
-        with _sqlite.guard("reading servers"):
-            return [tuple(r) for r in self.conn.execute("SELECT name, trust, present FROM servers ORDER BY id")]  # type: ignore[misc]
+        with _sqlite.guard("reading servers"), self._db.read() as conn:
+            return [tuple(r) for r in conn.execute("SELECT name, trust, present FROM servers ORDER BY id")]  # type: ignore[misc]
 
     # ---- internals -----------------------------------------------------------------------
 

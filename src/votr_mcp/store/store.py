@@ -3,7 +3,9 @@
 ``Store.open(path)`` connects (WAL, sqlite-vec), applies missing migrations and exposes the
 :class:`~votr_mcp.store.registry.Registry` (servers, tools, history, change control) and the
 :class:`~votr_mcp.store.vectors.VectorStore` (embedding cache). One process writes at a time
-(``BEGIN IMMEDIATE``); readers in other processes never wait, thanks to WAL.
+(``BEGIN IMMEDIATE``) on the store's one writer connection; every read runs on a reader
+connection of its own (:class:`~votr_mcp.store._sqlite.Database`), so readers on other threads
+or in other processes see only committed data and never wait, thanks to WAL.
 """
 
 from __future__ import annotations
@@ -39,10 +41,11 @@ class Store:
     """An open store. Use as a context manager or call :meth:`close`."""
 
     def __init__(self, conn: _sqlite.Connection, path: str) -> None:
-        self.conn = conn
+        self.db = _sqlite.Database(conn)
+        self.conn = conn  # the writer connection; read through self.db.read()
         self.path = path
-        self.registry = Registry(conn)
-        self.vectors = VectorStore(conn)
+        self.registry = Registry(self.db)
+        self.vectors = VectorStore(self.db)
 
     @classmethod
     def open(cls, path: str | Path, *, upto: int = LATEST) -> Store:
@@ -56,7 +59,7 @@ class Store:
         return cls(conn, str(path))
 
     def close(self) -> None:
-        self.conn.close()
+        self.db.close()
 
     def __enter__(self) -> Store:
         return self
@@ -77,12 +80,15 @@ class Store:
 
     def interrupted_runs(self) -> int:
         """How many index runs started and never finished (killed, crashed)."""
-        with _sqlite.guard("reading index runs"):
-            return int(self.conn.execute("SELECT count(*) FROM index_runs WHERE finished_at IS NULL").fetchall()[0][0])
+        with _sqlite.guard("reading index runs"), self.db.read() as conn:
+            return int(conn.execute("SELECT count(*) FROM index_runs WHERE finished_at IS NULL").fetchall()[0][0])
 
     def data_version(self) -> int:
-        """Changes whenever another connection commits to the file (SQLite ``PRAGMA data_version``)."""
-        return int(self.conn.execute("PRAGMA data_version").fetchall()[0][0])
+        """Changes whenever a commit reaches the file from another process or this store's
+        writer (SQLite ``PRAGMA data_version`` on a connection kept for it); an in-memory
+        store answers 0: count its writes with ``registry.generation``."""
+        with _sqlite.guard("reading the store's version"):
+            return self.db.data_version()
 
 
 class StoreChangeControl:
@@ -95,8 +101,9 @@ class StoreChangeControl:
 
     def __init__(self, store: Store) -> None:
         self._store = store
-        self._version: tuple[int, int] | None = None
-        self._held: frozenset[ToolKey] = frozenset()
+        # (version, held set) in one tuple: threads checking at once swap it whole, so a held
+        # set is never paired with a newer version than the one it was read at.
+        self._cache: tuple[tuple[int, int], frozenset[ToolKey]] | None = None
 
     @property
     def store(self) -> Store:
@@ -104,11 +111,13 @@ class StoreChangeControl:
         return self._store
 
     def withheld(self) -> Collection[ToolKey]:
+        # The version is taken before the read, so the set read is at least that recent.
         version = (self._store.data_version(), self._store.registry.generation)
-        if version != self._version:
-            self._held = self._store.registry.withheld()
-            self._version = version
-        return self._held
+        cache = self._cache
+        if cache is None or cache[0] != version:
+            cache = (version, self._store.registry.withheld())
+            self._cache = cache
+        return cache[1]
 
     def refusal(self, key: ToolKey) -> str | None:
         if key not in self.withheld():
