@@ -56,6 +56,8 @@ from votr_mcp.catalog.models import ToolKey
 from votr_mcp.errors import RetrievalError
 from votr_mcp.retrieval.evidence import EVIDENCE, no_evidence
 from votr_mcp.retrieval.formulas import softmax
+from votr_mcp.retrieval.null_model import null_threshold
+from votr_mcp.retrieval.tiers import HIGH_CONFIDENCE, fit_tier_margins
 from votr_mcp.settings import describe
 
 Share = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
@@ -128,6 +130,9 @@ class Calibration:
     model_id: str = ""
     source: str = "defaults (not fitted)"
     measured: dict[str, float] = field(default_factory=dict)
+    # (high, medium): the abstention-score margins over the catalog's threshold that the tiers
+    # read (tiers.py); None (older files): tiers from the ranked list's confidences alone.
+    tier_margins: tuple[Finite, Finite] | None = None
 
     @field_validator("abstain_weights")
     @classmethod
@@ -376,6 +381,8 @@ def fit(
     weights, abstain_threshold = _fit_abstention(results, golds, groups, false_abstain, abstain_confidence)
     null_quantile = None if not null_evidence else _fit_null_quantile(results, golds, groups, null_evidence, weights,
                                                                      false_abstain, abstain_confidence)
+    tier_margins = _fit_tiers(results, golds, groups, null_evidence, weights, null_quantile, abstain_threshold,
+                              temperature, mix)
     return Calibration(
         coverage=coverage,
         temperature=temperature,
@@ -390,7 +397,38 @@ def fit(
         n_rows=len(answerable),
         model_id=model_id,
         source=source,
+        tier_margins=tier_margins,
     )
+
+
+def _fit_tiers(results: Sequence[Scored], golds: Sequence[Collection[ToolKey]], groups: Sequence[str] | None,
+               null_evidence: Mapping[str, Sequence[Mapping[str, float]]] | None, weights: dict[str, float],
+               null_quantile: float | None, abstain_threshold: float, temperature: float,
+               mix: float) -> tuple[float, float]:
+    """The tier margins (tiers.py) on every row a search answers: its margin over its set's threshold."""
+    names = list(groups) if groups is not None else [""] * len(results)
+    thresholds: dict[str, float] = {}
+    for name in set(names):
+        evidence = (null_evidence or {}).get(name)
+        if null_quantile is not None and evidence:
+            nulls = np.array([abstain_score(abstain_features(e), weights) for e in evidence])
+            thresholds[name] = null_threshold(nulls, null_quantile)
+        else:
+            thresholds[name] = abstain_threshold
+    margins, correct, confident, sets = [], [], [], []
+    for r, g, n in zip(results, golds, names):
+        if not len(r.ranked_keys):
+            continue
+        margin = abstain_score(abstain_features(r.evidence), weights) - thresholds[n]
+        if margin < 0:
+            continue  # abstained: no tier
+        margins.append(margin)
+        correct.append(bool(g) and r.ranked_keys[0] in set(g))
+        confident.append(float(confidences(r.cosines, r.relative, temperature, mix)[0]) >= HIGH_CONFIDENCE)
+        sets.append(n)
+    if not margins:
+        return 8.0, 0.0  # nothing answered: no search is ever high
+    return fit_tier_margins(np.array(margins), np.array(correct), sets, np.array(confident))
 
 
 NULL_QUANTILES = tuple(round(0.05 * i, 2) for i in range(20, -1, -1))

@@ -20,6 +20,7 @@ from votr_mcp.retrieval.calibration import Calibration, abstain_features, abstai
 from votr_mcp.retrieval.config import RetrievalConfig
 from votr_mcp.retrieval.features import Ranking
 from votr_mcp.retrieval.result import Hit, Need, SearchResult
+from votr_mcp.retrieval.tiers import tier_of
 
 __all__ = ["HandOff", "relative"]
 
@@ -40,14 +41,17 @@ class HandOff:
     threshold: float | None = None  # the abstention score to reach in this catalog (Retriever.abstain_threshold)
 
     def hits(self, ranking: Ranking, limit: int, p: NDArray[np.float64] | None, threshold: float | None,
-             need: int | None) -> list[Hit]:
+             need: int | None, margin: float | None = None) -> list[Hit]:
         out = []
         scores = relative(ranking)  # reranked lists already peak at 1; fusion scores (up to 3) do not
+        margins = self.calibration.tier_margins if self.calibration is not None else None
         for j, i in enumerate(ranking.order[:limit]):
             tool = self.catalog[int(i)]
             conf = float(p[j]) if p is not None else None
             tier = "unknown"
-            if conf is not None and threshold is not None:
+            if conf is not None and margin is not None and margins is not None:
+                tier = tier_of(margin, conf, margins)  # the search's evidence, read the same in every catalog
+            elif conf is not None and threshold is not None:
                 tier = "high" if conf >= max(0.5, threshold) else "medium" if conf >= threshold else "low"
             out.append(Hit(tool, self.call_names[tool.key], float(scores[j]), conf, tier, need))
         return out
@@ -62,7 +66,15 @@ class HandOff:
     def ranked(self, ranking: Ranking, p: NDArray[np.float64] | None, need: int | None) -> list[Hit]:
         """The whole ranked list as hits, each with its confidence and tier."""
         threshold = self.calibration.set_threshold if (self.calibration and p is not None) else None
-        return self.hits(ranking, len(ranking.order), p, threshold, need)
+        return self.hits(ranking, len(ranking.order), p, threshold, need, self.margin(ranking))
+
+    def margin(self, ranking: Ranking) -> float | None:
+        """How far the ranking's abstention score clears the catalog's threshold (None: no evidence)."""
+        cal = self.calibration
+        if cal is None or not ranking.evidence or not self.use_dense:
+            return None
+        threshold = cal.abstain_threshold if self.threshold is None else self.threshold
+        return cal.abstain_score(ranking.evidence) - threshold
 
     def decide(self, ranking: Ranking, max_results: int | None) -> tuple[int, NDArray[np.float64] | None, str]:
         """(k, confidences, reason): k = 0 means abstain."""
