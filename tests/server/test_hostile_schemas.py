@@ -22,7 +22,7 @@ from mcp import Client
 
 from votr_mcp.catalog import Catalog, tool_from_mapping
 from votr_mcp.server import Hub, LiveIndex, build_server
-from votr_mcp.server.runtime import EmptySearcher
+from votr_mcp.retrieval.searcher import EmptyCatalog
 from votr_mcp.server.validation import MAX_ECHO_CHARS, ArgumentsChecker
 
 pytestmark = pytest.mark.anyio
@@ -56,7 +56,7 @@ def make_hub(schemas: Mapping[str, Mapping[str, Any]], upstreams: FakeUpstreams,
              for name, schema in {"normal": NORMAL, **schemas}.items()]
     catalog = Catalog(tools)
     # Calls never search, so the (lexical) retriever is not built over the hostile schemas.
-    hub = Hub(LiveIndex(catalog, EmptySearcher()), upstreams, **({"_checker": checker} if checker else {}))
+    hub = Hub(LiveIndex(catalog, EmptyCatalog()), upstreams, **({"_checker": checker} if checker else {}))
     hub.ready.set()
     return hub
 

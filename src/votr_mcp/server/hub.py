@@ -15,7 +15,7 @@ import logging
 import time
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import anyio
 import anyio.to_thread
@@ -28,6 +28,8 @@ from votr_mcp.errors import UpstreamError, UpstreamTimeout, VotrError
 from votr_mcp.learning import Learning
 from votr_mcp.policy import Governance, Principal
 from votr_mcp.retrieval.render import signature
+from votr_mcp.retrieval.result import Hit, SearchResult
+from votr_mcp.retrieval.searcher import Searcher
 from votr_mcp.server.filters import SearchFilter
 from votr_mcp.server.hooks import ChangeControl, NoChangeControl, NoSessions, Resolved, SearchedTool, SessionHooks
 from votr_mcp.server.live_index import LiveIndex, Snapshot
@@ -35,6 +37,9 @@ from votr_mcp.server.render import Found, search_structured, search_text
 from votr_mcp.server.status import down_server_message, intent_note
 from votr_mcp.server.suggest import Suggester, Suggestion
 from votr_mcp.server.validation import ArgumentsChecker
+
+if TYPE_CHECKING:
+    from votr_mcp.server.stored_index import StoredIndex
 
 __all__ = ["Hub", "Upstreams", "SearchAnswer", "ToolError"]
 
@@ -96,6 +101,7 @@ class Hub:
     governance: Governance | None = None  # who may see and call what (votr_mcp.policy)
     categories: Mapping[str, Sequence[str]] = field(default_factory=dict)  # server -> its categories (config)
     hints: Mapping[ToolKey, str] = field(default_factory=dict)  # a workflow hint per tool (config)
+    stored_index: StoredIndex | None = None  # the index snapshot a store-served catalog saves and reloads
     suggester: Suggester | None = None  # known servers not connected, for requests nothing connected serves
     _checker: ArgumentsChecker = field(default_factory=ArgumentsChecker)
     _filter: SearchFilter = field(default_factory=SearchFilter)
@@ -148,11 +154,11 @@ class Hub:
         hits = list(result.hits)
         if limit is not None:
             hits = hits[:limit]
-        needs = [n.text for n in getattr(result, "needs", ())]
-        found = [self._found(snap, hit, getattr(result, "tier", None), needs) for hit in hits]
+        needs = [n.text for n in result.needs]
+        found = [self._found(snap, hit, result.tier, needs) for hit in hits]
         if learning is not None:
             learning.searched(session, query, [(f.tool.key, f.call_name, f.score) for f in found],
-                              [h.tool.server for h in getattr(result, "ranked", hits)], bool(getattr(result, "abstained", not hits)))
+                              [h.tool.server for h in result.ranked], result.abstained)
         # A request of several steps reads step by step: tools grouped by need, in the needs' order.
         found.sort(key=lambda f: needs.index(f.need) if f.need in needs else len(needs))
         found += self._pinned(snap, found, withheld, principal)
@@ -168,14 +174,14 @@ class Hub:
             notes.append(down)
         if self.upstreams is None and found:
             notes.append("No upstream servers are configured, so these tools cannot be called yet; call_tool says how to add their server.")
-        dense = getattr(result, "dense_used", None)
+        dense = result.dense_used
         if dense is False and self.dense_pending:
             notes.append("Lexical results only: the embedding model is still loading.")
         searched = [f for f in found if f.tier != "pinned"]
-        abstained = bool(getattr(result, "abstained", not searched)) and not searched
+        abstained = result.abstained and not searched
         suggestions = await self._suggest(snap, query, searched, abstained, principal)
         notes += [_suggestion_note(s) for s in suggestions]
-        reason = (getattr(result, "reason", None) or None) if not searched else None
+        reason = (result.reason or None) if not searched else None
         sid = None if isinstance(self.sessions, NoSessions) else session
         text_notes = list(notes)
         if sid is not None and transport_key is None and session_id is None:
@@ -192,17 +198,16 @@ class Hub:
         self.answered.set()
         return answer
 
-    def _found(self, snap: Snapshot, hit: Any, result_tier: str | None, needs: Sequence[str] = ()) -> Found:
-        tool: Tool = hit.tool
+    def _found(self, snap: Snapshot, hit: Hit, result_tier: str | None, needs: Sequence[str] = ()) -> Found:
+        tool = hit.tool
         reason = self._unavailable(tool.server)
-        sig = getattr(hit, "signature", None) or signature(tool)
-        need = getattr(hit, "need", None)
+        need = hit.need
         return Found(
             call_name=snap.names[tool.key],
             tool=tool,
             score=float(hit.score),
-            tier=getattr(hit, "tier", None) or result_tier,
-            signature=sig,
+            tier=hit.tier or result_tier,
+            signature=hit.signature,
             available=reason is None,
             unavailable_reason=reason,
             need=needs[need] if need is not None and 0 <= need < len(needs) else None,
@@ -392,7 +397,7 @@ def _suggestion_note(s: Suggestion) -> str:
             f"To use it, add to the upstream config: {entry}")
 
 
-def _learned_search(learning: Learning | None, searcher: Any, query: str, **options: Any) -> Any:
+def _learned_search(learning: Learning | None, searcher: Searcher, query: str, **options: Any) -> SearchResult:
     """A search by the live retriever, with what was learned applied (in the worker thread: a
     changed set of learned requests is embedded here)."""
     return searcher.search(query, **options) if learning is None else learning.search(searcher, query, **options)
@@ -414,7 +419,7 @@ def _set(event: anyio.Event) -> anyio.Event:
 
 
 def _replace_bound(found: Found, bound: bool) -> Found:
-    return Found(found.call_name, found.tool, found.score, found.tier, found.signature, found.available, found.unavailable_reason, bound)
+    return dataclasses.replace(found, bound=bound)  # keeps the need and hint it serves
 
 
 def _text_argument(name: str, value: Any, *, required: bool = False) -> str | None:

@@ -10,49 +10,18 @@ list_changed notifications in a row cannot race each other.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
 
 import anyio
 import anyio.to_thread
 
 from votr_mcp.catalog import Catalog, Tool, ToolKey, call_names
+from votr_mcp.retrieval.searcher import Searcher
 
-__all__ = ["Hit", "Result", "Searcher", "Snapshot", "LiveIndex"]
+__all__ = ["LiveIndex", "Searcher", "Snapshot"]
 
 log = logging.getLogger(__name__)
-
-
-class Hit(Protocol):
-    """One tool a search hands off (R1's ``votr_mcp.retrieval.Hit``)."""
-
-    tool: Tool
-    score: float
-
-
-class Result(Protocol):
-    """What a search returns (R1's ``votr_mcp.retrieval.SearchResult``)."""
-
-    hits: Sequence[Any]
-    abstained: bool
-    reason: str | None
-
-
-class Searcher(Protocol):
-    """The retrieval API the server needs (R1's ``votr_mcp.retrieval.Retriever``)."""
-
-    def search(
-        self,
-        query: str,
-        *,
-        server_intent: str | None = None,
-        tool_intent: str | None = None,
-        max_results: int | None = None,
-        exclude: Collection[ToolKey] = (),
-    ) -> Any: ...
-
-    def with_catalog(self, catalog: Catalog) -> Searcher: ...
 
 
 @dataclass(frozen=True)

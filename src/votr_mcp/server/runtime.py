@@ -26,12 +26,14 @@ from typing import Any
 import anyio
 import anyio.to_thread
 
-from votr_mcp.catalog import Catalog, Tool, default_registry_path, load_catalog
+from votr_mcp.catalog import Catalog, Tool, ToolKey, default_registry_path, load_catalog
 from votr_mcp.errors import VotrError
 from votr_mcp.server.app import build_server
 from votr_mcp.server.hooks import ChangeControl, NoChangeControl, SessionHooks
 from votr_mcp.server.hub import Hub
-from votr_mcp.server.live_index import LiveIndex, Searcher, Snapshot
+from votr_mcp.index.dense import Embedder, EmbeddingCache, JointEmbedder
+from votr_mcp.retrieval.searcher import EmptyCatalog, Searcher, searcher_for
+from votr_mcp.server.live_index import LiveIndex, Snapshot
 from votr_mcp.server.observability import observe, web_routes
 from votr_mcp.server.sessions import ManagedSessions
 from votr_mcp.server.transports import HttpOptions, serve_http, serve_stdio
@@ -66,44 +68,31 @@ class ServeOptions:
     policy_env: Mapping[str, str] = field(default_factory=dict, repr=False)  # for ${VAR} tokens in the policy
 
 
-def build_searcher(catalog: Catalog, *, embedder: Any = None, cache: Any = None) -> Searcher:
-    """A retriever over ``catalog``; lexical (ready in milliseconds) unless given an embedder."""
-    if len(catalog) == 0:
-        return EmptySearcher(embedder, cache)
-    from votr_mcp.retrieval.pipeline import Retriever
-
-    return _warm(Retriever.build(catalog, embedder=embedder, cache=cache))
+def build_searcher(catalog: Catalog, *, embedder: Embedder | None = None, cache: EmbeddingCache | None = None) -> Searcher:
+    """The searcher of ``catalog`` (retrieval/searcher.py), its abstention threshold scored now (about a
+    second, in the index's worker thread) so the first search after a change does not pay for it."""
+    return searcher_for(catalog, embedder=embedder, cache=cache).warm()
 
 
-def _warm(searcher: Any) -> Any:
-    """Score the null requests now (about a second, in the index's worker thread), so the first
-    search after a change does not pay for the catalog's abstention threshold."""
-    from votr_mcp.retrieval.pipeline import Retriever
-
-    if isinstance(searcher, Retriever) and searcher.dense_ready:
-        searcher.abstain_threshold()
-    return searcher
-
-
-def patch(searcher: Any, changed: Sequence[Tool], removed: Sequence[Any]) -> Searcher | None:
-    """Only the changed rows swapped in (R1's incremental path), or None to rebuild instead."""
-    if isinstance(searcher, EmptySearcher) or not hasattr(searcher, "with_tools_changed"):
+def patch(searcher: Searcher, changed: Sequence[Tool], removed: Sequence[ToolKey]) -> Searcher | None:
+    """Only the changed rows swapped in (the retriever's incremental path), or None to rebuild instead."""
+    if isinstance(searcher, EmptyCatalog):
         return None
     try:
-        return _warm(searcher.with_tools_changed(changed, removed))
+        return searcher.with_tools_changed(changed, removed).warm()
     except VotrError:  # e.g. the change would empty the catalog
         return None
 
 
-def reindex(searcher: Any, catalog: Catalog) -> Searcher:
+def reindex(searcher: Searcher, catalog: Catalog) -> Searcher:
     """``searcher`` moved to a new catalog, keeping its embedder and cache (re-embeds only changes)."""
-    if len(catalog) == 0 or isinstance(searcher, EmptySearcher):
-        return build_searcher(catalog, embedder=getattr(searcher, "embedder", None), cache=getattr(searcher, "cache", None))
-    return _warm(searcher.with_catalog(catalog))
+    if len(catalog) == 0:
+        return build_searcher(catalog, embedder=searcher.embedder, cache=searcher.cache)
+    return searcher.with_catalog(catalog).warm()
 
 
-def load_embedder() -> Any:
-    """The search models (index/models.py) loaded (seconds: weights and ONNX session). Worker thread."""
+def load_embedder() -> JointEmbedder:
+    """The search models (index/models.py) loaded (a second or two: numpy weights). Worker thread."""
     from votr_mcp.index.models import default_embedder
 
     embedder = default_embedder()
@@ -111,31 +100,6 @@ def load_embedder() -> Any:
     if embedder.sparse is not None:
         embedder.sparse.encode(["warm up"])  # load now, not in the first search that needs a query vector
     return embedder
-
-
-@dataclass(frozen=True)
-class _Abstention:
-    hits: tuple[()] = ()
-    abstained: bool = True
-    reason: str = "no tools are indexed yet (no upstream server has listed any)"
-    dense_used: bool | None = None
-
-
-class EmptySearcher:
-    """The retriever of an empty catalog: abstains; remembers the embedder for when tools arrive."""
-
-    def __init__(self, embedder: Any = None, cache: Any = None) -> None:
-        self.embedder = embedder
-        self.cache = cache
-
-    def search(self, query: str, **_: Any) -> _Abstention:
-        return _Abstention()
-
-    def with_catalog(self, catalog: Catalog) -> Searcher:
-        return build_searcher(catalog, embedder=self.embedder, cache=self.cache)
-
-    def with_embedder(self, embedder: Any, cache: Any = None) -> EmptySearcher:
-        return EmptySearcher(embedder, cache if cache is not None else self.cache)
 
 
 def registry_setup_hints(path: Path) -> dict[str, Mapping[str, Any]]:
@@ -266,7 +230,7 @@ async def _prepare_catalog(options: ServeOptions, stack: AsyncExitStack, session
     searcher = stored.lexical() if stored is not None and stored.loaded is not None else build_searcher(catalog, cache=cache)
     hub = Hub(LiveIndex(catalog, searcher, reindex=reindex), None, sessions, change_control,
               setup_hints=hints, default_max_results=options.max_results)
-    hub.stored_index = stored if store is not None and options.catalog_path is None else None  # type: ignore[attr-defined]
+    hub.stored_index = stored if store is not None and options.catalog_path is None else None
     hub.learning = await _learning(options, store, stack)
     hub.ready.set()
 
@@ -451,7 +415,7 @@ async def _load_dense(hub: Hub) -> None:
     await hub.ready.wait()
     try:
         embedder = await anyio.to_thread.run_sync(load_embedder)
-        stored = getattr(hub, "stored_index", None)
+        stored = hub.stored_index
 
         def attach(snap: Snapshot) -> tuple[Catalog, Searcher]:
             loaded = stored.with_models(snap.catalog, embedder) if stored is not None else None
@@ -476,8 +440,8 @@ def _stored_index(store: Any) -> Any:
     return StoredIndex.open(store, default_embedder().model_id)
 
 
-def _with_embedder(searcher: Any, embedder: Any) -> Searcher:
-    return _warm(searcher.with_embedder(embedder))
+def _with_embedder(searcher: Searcher, embedder: Embedder) -> Searcher:
+    return searcher.with_embedder(embedder).warm()
 
 
 class _UpstreamsView:

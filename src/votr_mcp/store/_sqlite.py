@@ -159,8 +159,10 @@ class Database:
 
     def __init__(self, writer: apsw.Connection) -> None:
         self.writer = writer
-        # apsw names the file of a connection; an in-memory or temporary database has none.
-        self.path = writer.filename or None
+        # apsw names the file of a connection; an in-memory or temporary database has none, and
+        # neither has the PostgreSQL adapter (store/postgres/_pg.py), whose one connection is then
+        # shared the in-memory way: a read waits for a write in progress instead of seeing it.
+        self.path = getattr(writer, "filename", None) or None
         self._idle: list[apsw.Connection] = []
         self._pool = threading.Lock()
         self._closed = False
