@@ -172,16 +172,16 @@ class Learning:
 
         def adjust(text: str, vec: NDArray[np.float32] | None, head: NDArray[np.intp],
                    scores: NDArray[np.float64]) -> NDArray[np.float64]:
-            if vec is not None:
+            if vec is not None and self.log.keep_queries and self.learn_examples:
                 with self._lock:
                     self._recent[text] = (state.model_id, vec)
                     self._recent.move_to_end(text)
                     while len(self._recent) > RECENT_VECTORS:
                         self._recent.popitem(last=False)
-                if len(state.view) and self.near_bonus > 0:
-                    near = state.view.nearest_of(vec, head)
-                    lift = np.clip((near - self.near_floor) / (1.0 - self.near_floor), 0.0, 1.0) * state.mix[head]
-                    scores = scores + self.near_bonus * float(np.max(scores)) * lift
+            if vec is not None and len(state.view) and self.near_bonus > 0:
+                near = state.view.nearest_of(vec, head)
+                lift = np.clip((near - self.near_floor) / (1.0 - self.near_floor), 0.0, 1.0) * state.mix[head]
+                scores = scores + self.near_bonus * float(np.max(scores)) * lift
             order = head[np.argsort(-scores, kind="stable")]
             context = context_of([state.servers[i] for i in order])
             return bandit.adjust([state.keys[i] for i in head], context, scores)
