@@ -143,3 +143,14 @@ async def test_a_tool_shows_the_operators_hint_or_what_is_usually_called_next_wh
         hub.hints = {("filesystem", "list_directory"): "paths are relative to the allowed roots"}
         answer = await hub.search("list the directory", max_results=5)
         assert "  hint: paths are relative to the allowed roots" in answer.text
+
+
+@pytest.mark.anyio
+async def test_with_query_texts_off_no_request_text_is_kept_even_in_memory(retriever: Retriever) -> None:
+    learning = Learning(seed=0, keep_queries=False)
+    hub = hub_of(retriever, learning)
+    with anyio.fail_after(60):
+        chosen = (await names(hub, QUERY))[1]
+        await hub.call(chosen, arguments(hub, chosen))
+    assert learning._recent == {} and len(learning.examples) == 0
+    assert learning.bandit.evidence((chosen.split("__")[0], chosen.split("__")[1]), "filesystem")[0] > 0  # the outcome still counts

@@ -127,32 +127,48 @@ class LearnedView:
     def __len__(self) -> int:
         return len(self.rows)
 
-    def dense(self, dense: DenseIndex, mix: str = "centred") -> DenseIndex:
+    def dense(self, dense: DenseIndex, mix: str = "centred", out: NDArray[np.float32] | None = None,
+              stale: Sequence[int] = ()) -> DenseIndex:
         """``dense`` with each learned tool's Tool2Vec vector mixed with its learned requests' mean,
         and the requests in the nearest-example list when the catalog runs it.
 
         ``mix="centred"`` mixes in the requests' mean less the mean of every learned request: what
         all requests share (they read like requests, not like tool descriptions) would otherwise
         draw every request towards every tool that has learned ones. ``"plain"``: the mean as is;
-        ``"off"``: the vectors stay."""
-        if not len(self):
+        ``"off"``: the vectors stay.
+
+        ``out`` is an earlier result's matrix over the same ``dense``, updated in place: only learned
+        rows and the ``stale`` rows (learned before, no longer) are written, so an update touches a
+        few hundred rows rather than copying the whole matrix (whose reads then miss the CPU cache).
+        A search running meanwhile may read one row half written: that tool's score for that search."""
+        base = dense.tools_t2v
+        if not len(self) and out is None:
             return dense
-        t2v = dense.tools_t2v.copy()
-        centre = self.vectors.mean(axis=0) if mix == "centred" else np.zeros(self.vectors.shape[1], np.float32)
-        for row, w in self.weight.items():
-            if mix == "off":
-                break
-            mean = self.vectors[self.rows == row].mean(axis=0) - centre
-            t2v[row] = l2_normalise(t2v[row] + w * mean)
-        changes: dict[str, object] = {"tools_t2v": np.ascontiguousarray(t2v)}
-        if dense.examples is not None and dense.example_owner is not None:
+        t2v = base.copy() if out is None else out
+        if len(stale):
+            rows = np.asarray(stale, dtype=np.intp)
+            t2v[rows] = base[rows]
+        if mix != "off" and len(self):
+            learned, inverse = np.unique(self.rows, return_inverse=True)
+            sums = np.zeros((len(learned), self.vectors.shape[1]), dtype=np.float64)
+            np.add.at(sums, inverse, self.vectors)
+            means = sums / np.bincount(inverse)[:, None]
+            if mix == "centred":
+                means -= self.vectors.mean(axis=0)
+            weights = np.array([self.weight[int(r)] for r in learned])
+            t2v[learned] = l2_normalise(base[learned] + weights[:, None] * means)
+        changes: dict[str, object] = {"tools_t2v": t2v}
+        if dense.examples is not None and dense.example_owner is not None and len(self):
             changes["examples"] = np.ascontiguousarray(np.concatenate([dense.examples, self.vectors]).astype(np.float32))
             changes["example_owner"] = np.concatenate([dense.example_owner, self.rows])
         return replace(dense, **changes)  # type: ignore[arg-type]
 
-    def nearest(self, vec: NDArray[np.float32], n: int) -> NDArray[np.float64]:
-        """Each tool row's best cosine with its learned requests (-1 for tools with none)."""
-        best = np.full(n, -1.0)
-        if len(self):
-            np.maximum.at(best, self.rows, (self.vectors @ vec).astype(np.float64))
+    def nearest_of(self, vec: NDArray[np.float32], rows: NDArray[np.intp]) -> NDArray[np.float64]:
+        """For each of ``rows``, the best cosine of ``vec`` with that tool's learned requests (-1: none)."""
+        best = np.full(len(rows), -1.0)
+        take = np.isin(self.rows, rows)
+        if take.any():
+            position = {int(r): i for i, r in enumerate(rows)}
+            owners = np.fromiter((position[int(r)] for r in self.rows[take]), dtype=np.intp)
+            np.maximum.at(best, owners, (self.vectors[take] @ vec).astype(np.float64))
         return best

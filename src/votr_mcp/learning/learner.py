@@ -148,18 +148,8 @@ class Learning:
     # ---- what the server searches with --------------------------------------------------------
 
     def search(self, base: Any, query: str, **options: Any) -> Any:
-        """Search ``base`` with what was learned applied, keeping the request's vector for learning."""
-        if not getattr(base, "dense_ready", False):
-            return self.searcher(base).search(query, **options)
-        texts = base.texts_for(query, options.get("server_intent"), options.get("tool_intent"))
-        vectors = base.embed(texts)
-        vec = vectors.get(query)
-        if vec is not None:
-            with self._lock:
-                self._recent[query] = (base.dense_index.model_id, vec)
-                while len(self._recent) > RECENT_VECTORS:
-                    self._recent.popitem(last=False)
-        return self.searcher(base, vec).search(query, query_vectors=vectors, **options)
+        """Search ``base`` with what was learned applied."""
+        return self.searcher(base).search(query, **options)
 
     def refresh(self, base: Any) -> None:
         """Rebuild what was learned into the index now if it changed (after a call, so the next
@@ -168,25 +158,35 @@ class Learning:
             self._state(base)
         self.flush()
 
-    def searcher(self, base: Any, vec: NDArray[np.float32] | None = None) -> Any:
-        """``base`` (the live index's retriever) with what was learned applied for a request whose
-        vector is ``vec``; ``base`` itself when it has no learning hook."""
+    def searcher(self, base: Any) -> Any:
+        """``base`` (the live index's retriever) with what was learned applied; ``base`` itself when
+        it has no learning hook."""
         if not hasattr(base, "with_learning"):
             return base
-        state = self._state(base)
-        bandit, near = self.bandit, None
-        if vec is not None and len(state.view) and self.near_bonus > 0:
-            near = np.clip((state.view.nearest(vec, len(state.keys)) - self.near_floor) / (1.0 - self.near_floor), 0.0, 1.0)
-            near = near * state.mix
+        return self._state(base).searcher
 
-        def adjust(head: NDArray[np.intp], scores: NDArray[np.float64]) -> NDArray[np.float64]:
-            if near is not None:
-                scores = scores + self.near_bonus * float(np.max(scores)) * near[head]
+    def _adjust(self, state: "_State") -> Callable[..., NDArray[np.float64]]:
+        """The retriever hook over ``state``: the lift of tools whose learned requests are near the
+        ranked text, then the bandit's bounded move; it keeps the text's vector for learning."""
+        bandit = self.bandit
+
+        def adjust(text: str, vec: NDArray[np.float32] | None, head: NDArray[np.intp],
+                   scores: NDArray[np.float64]) -> NDArray[np.float64]:
+            if vec is not None and self.log.keep_queries and self.learn_examples:
+                with self._lock:
+                    self._recent[text] = (state.model_id, vec)
+                    self._recent.move_to_end(text)
+                    while len(self._recent) > RECENT_VECTORS:
+                        self._recent.popitem(last=False)
+            if vec is not None and len(state.view) and self.near_bonus > 0:
+                near = state.view.nearest_of(vec, head)
+                lift = np.clip((near - self.near_floor) / (1.0 - self.near_floor), 0.0, 1.0) * state.mix[head]
+                scores = scores + self.near_bonus * float(np.max(scores)) * lift
             order = head[np.argsort(-scores, kind="stable")]
             context = context_of([state.servers[i] for i in order])
             return bandit.adjust([state.keys[i] for i in head], context, scores)
 
-        return base.with_learning(state.dense, adjust)
+        return adjust
 
     def _state(self, base: Any) -> "_State":
         version = self.examples.version
@@ -201,22 +201,32 @@ class Learning:
         mix = np.zeros(len(catalog))
         for row, w in view.weight.items():
             mix[row] = w
-        learned = view.dense(dense, self.mix) if dense is not None else None
-        state = _State(base, version, [t.key for t in catalog], [t.server for t in catalog], view, mix,
-                       (lambda _: learned) if learned is not None else None)
+        learned = None
+        if dense is not None:
+            # Same base: update the learned rows of the matrix built for it in place (see LearnedView.dense).
+            same = state is not None and state.base is base and state.matrix is not None
+            out = state.matrix if same and state is not None else None
+            stale = sorted(set(state.view.weight) - set(view.weight)) if same and state is not None else []
+            learned = view.dense(dense, self.mix, out=out, stale=stale)
+        matrix = learned.tools_t2v if learned is not None and learned is not dense else None
+        state = _State(base, version, dense.model_id if dense is not None else "", [t.key for t in catalog],
+                       [t.server for t in catalog], view, mix, matrix)
+        state.searcher = base.with_learning((lambda _: learned) if learned is not None else None, self._adjust(state))
         with self._lock:
             self._built = state
         return state
 
 
-@dataclass(frozen=True)
+@dataclass
 class _State:
     """What was learned, applied to one base retriever at one version of the learned requests."""
 
     base: Any  # the base retriever (held, so its identity is not reused)
     version: int
+    model_id: str
     keys: list[ToolKey]
     servers: list[str]
     view: LearnedView
     mix: NDArray[np.float64]  # each tool row's mix weight (0 without learned requests)
-    dense: Callable[[Any], Any] | None
+    matrix: NDArray[np.float32] | None = None  # the learned Tool2Vec matrix (owned: updated in place)
+    searcher: Any = None  # the base retriever with all of it applied

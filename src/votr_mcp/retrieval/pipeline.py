@@ -54,9 +54,11 @@ is a pasted document, whose words would only blur what is asked."""
 Exclude = Collection[ToolKey] | NDArray[np.bool_]
 """Tools a search must not return: keys, or a boolean mask over catalog positions."""
 
-Adjust = Callable[[NDArray[np.intp], NDArray[np.float64]], NDArray[np.float64]]
-"""A bounded change of a ranking's head scores (catalog rows, scores best 1) from outside retrieval:
-learning from use (:mod:`votr_mcp.learning`) reorders near-ties with it."""
+Adjust = Callable[[str, "NDArray[np.float32] | None", NDArray[np.intp], NDArray[np.float64]], NDArray[np.float64]]
+"""A bounded change of a ranking's head scores from outside retrieval, given the ranked text, its
+query vector (None when dense is off), the head's catalog rows and their scores (best 1): learning
+from use (:mod:`votr_mcp.learning`) reorders near-ties and lifts tools a request like this one was
+served by with it."""
 
 
 def _requests(query: str, needs: Sequence[str]) -> list[str]:
@@ -207,7 +209,10 @@ class Retriever:
         enough to re-score them on every update)."""
         base = self.__dict__.get("_base_dense", self._dense)
         if self._dense is not None:
-            self.null_scores()  # computed once on the catalog's own retriever, shared by every learned one
+            # Computed once on the catalog's own retriever and shared by every learned one (a learned
+            # retriever is made per search: it must not embed the null requests again).
+            self.null_scores()
+            self._chat_bank()
         new = self._copy(_dense=examples(base) if examples is not None and base is not None else base,
                          _base_dense=base, adjust=adjust)
         new._null = self._null
@@ -332,13 +337,18 @@ class Retriever:
         """The best cosine of a request with the null requests (:func:`chat_similarity`)."""
         if vec is None:
             return 0.0
+        bank = self._chat_bank()
+        return 0.0 if bank is None else chat_similarity(bank, text, vec)
+
+    def _chat_bank(self) -> NDArray[np.float32] | None:
+        """The null requests' vectors, embedded once per retriever (None when dense is not ready)."""
         if self._bank is None:
             texts = list(null_requests())
             vectors = self.embed(texts, self.cache)
             if len(vectors) != len(texts):
-                return 0.0
+                return None
             self._bank = np.stack([vectors[t] for t in texts])
-        return chat_similarity(self._bank, text, vec)
+        return self._bank
 
     def _tool_request(self, vec: NDArray[np.float32] | None) -> float:
         """The request model's log-odds that a request asks for a tool (:mod:`tool_request`),
@@ -467,7 +477,7 @@ class Retriever:
                     s = s + cfg.w_hint * h[head] / best
             scores = np.exp(s - s.max())  # (0, 1], best 1: the rerank's softmax mass relative to its top
         if self.adjust is not None:
-            scores = self.adjust(head, scores)
+            scores = self.adjust(text, vec, head, scores)
         order = np.argsort(-scores, kind="stable")[: cfg.ranked_size]
         ranked = by_request(text, head[order], self._features, self._server_of, cfg, allowed)
         ranked_scores = scores[order][: len(ranked)]
