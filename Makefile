@@ -1,11 +1,11 @@
 # Two entry points for a fresh machine (see README):
 #   make run   set up, then serve the embedded default catalog over stdio
-#   make test  set up (with the real upstream test servers and Chromium), then run the test suite
+#   make test  set up (with the real upstream test servers and Chromium), lint, then run the test suite
 PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
 
-.PHONY: setup run test test-servers test-browser
+.PHONY: setup run test test-servers test-browser lint
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -35,5 +35,10 @@ test-servers:
 test-browser:
 	bash scripts/install-test-browser.sh
 
-test: setup test-servers test-browser
+# ruff (errors, likely bugs, import order) and mypy (src/votr_mcp); settings in pyproject.toml.
+lint: setup
+	$(BIN)/ruff check src tests eval scripts
+	$(BIN)/mypy
+
+test: setup test-servers test-browser lint
 	$(BIN)/python -m pytest

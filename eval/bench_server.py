@@ -93,7 +93,7 @@ async def bench_search(tools: Path, queries: list[str], cache: Path, data_home: 
             for i, query in enumerate(queries):
                 names = list(runs)
                 for name in names[i % 4 :] + names[: i % 4]:  # rotate the order too
-                    times[name].append(await timed(lambda: runs[name](query)))
+                    times[name].append(await timed(lambda name=name, query=query: runs[name](query)))
     return {name: summary(values) for name, values in times.items()}
 
 
@@ -126,7 +126,7 @@ async def bench_calls(calls: int, data_home: str, workdir: Path) -> dict[str, An
             for i in range(calls):
                 names = list(runs)
                 for name in names[i % 3 :] + names[: i % 3]:
-                    times[name].append(await timed(lambda: runs[name](f"ping {i}")))
+                    times[name].append(await timed(lambda name=name, i=i: runs[name](f"ping {i}")))
     d, p = summary(times["direct"]), summary(times["proxied"])
     return {"direct": d, "pool": summary(times["pool"]), "proxied": p, "added_p50": p["p50"] - d["p50"], "added_p95": p["p95"] - d["p95"]}
 
@@ -136,7 +136,7 @@ async def bench_startup(runs: int, workdir: Path) -> dict[str, Any]:
 
     path = write_config(workdir / "five.json", servers_config(workdir / "servers"))
     out: dict[str, Any] = {"cold": [], "warm": []}
-    for run in range(runs):
+    for _ in range(runs):
         data_home = tempfile.mkdtemp(prefix="votr-bench-startup-")
         for kind in ("cold", "warm"):  # warm: same data home, so the store remembers the tools
             start = time.perf_counter()

@@ -102,10 +102,10 @@ def swap(args: argparse.Namespace) -> int:
         for r in range(args.repeats):
             changed = dataclasses.replace(target, description=f"{target.description} (revision {r})")
             new = Catalog(changed if t.key == target.key else t for t in catalog)
-            full.append(timed(lambda: index_catalog(store, new, embedder, trust="auto")))
+            full.append(timed(lambda new=new: index_catalog(store, new, embedder, trust="auto")))
             again = dataclasses.replace(target, description=f"{target.description} (revision {r}b)")
             harvest = Catalog(again if t.key == target.key else t for t in catalog if t.server == target.server)
-            server_only.append(timed(lambda: index_catalog(store, harvest, embedder, trust="auto")))
+            server_only.append(timed(lambda harvest=harvest: index_catalog(store, harvest, embedder, trust="auto")))
         rows.append((f"re-index all {len(catalog)} tools, 1 changed", *_split(full), "1"))
         rows.append((f"re-harvest 1 server ({sum(t.server == target.server for t in catalog)} tools), 1 changed",
                      *_split(server_only), "1"))

@@ -16,20 +16,20 @@ import os
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-import argparse  # noqa: E402
-import sys  # noqa: E402
-import time  # noqa: E402
-from dataclasses import replace  # noqa: E402
-from pathlib import Path  # noqa: E402
+import argparse
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
 
-from votr_mcp.catalog import Catalog, load_catalog  # noqa: E402
-from votr_mcp.cli.eval import StderrProgress, cache_dir  # noqa: E402
-from votr_mcp.evaluation.adapter import PipelineFactory  # noqa: E402
-from votr_mcp.evaluation.data import load_queries, select_split  # noqa: E402
-from votr_mcp.evaluation.harness import stable_order  # noqa: E402
-from votr_mcp.evaluation.report import ablation_table  # noqa: E402
-from votr_mcp.evaluation.suite import EvalSpec, evaluate, machine  # noqa: E402
-from votr_mcp.retrieval import RetrievalConfig  # noqa: E402
+from votr_mcp.catalog import Catalog, load_catalog
+from votr_mcp.cli.eval import StderrProgress, cache_dir
+from votr_mcp.evaluation.adapter import PipelineFactory
+from votr_mcp.evaluation.data import load_queries, select_split
+from votr_mcp.evaluation.harness import stable_order
+from votr_mcp.evaluation.report import ablation_table
+from votr_mcp.evaluation.suite import EvalSpec, evaluate, machine
+from votr_mcp.retrieval import RetrievalConfig
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_BENCH = HERE.parent.parent / "shared" / "bench"

@@ -16,27 +16,28 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-import argparse  # noqa: E402
-import json  # noqa: E402
-import re  # noqa: E402
-import logging  # noqa: E402
-import sys  # noqa: E402
-import time  # noqa: E402
-from dataclasses import dataclass, replace  # noqa: E402
-from pathlib import Path  # noqa: E402
-from typing import Any  # noqa: E402
+import argparse
+import json
+import logging
+import re
+import sys
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
 
-from votr_mcp.cli.eval import StderrProgress, cache_dir  # noqa: E402
-from votr_mcp.evaluation.adapter import FULL, NAIVE, PipelineFactory  # noqa: E402
-from votr_mcp.evaluation.data import load_queries, queries_of, select_split  # noqa: E402
-from votr_mcp.evaluation.harness import build_units, cap_per_kind  # noqa: E402
-from votr_mcp.evaluation.report import ABLATION_COLUMNS, ablation_note, ablation_table, fmt, render_report  # noqa: E402
-from votr_mcp.evaluation.suite import SPLIT_RULE, EvalSpec, evaluate, machine  # noqa: E402
+from votr_mcp.cli.eval import StderrProgress, cache_dir
+from votr_mcp.evaluation.adapter import FULL, NAIVE, PipelineFactory
+from votr_mcp.evaluation.data import load_queries, queries_of, select_split
+from votr_mcp.evaluation.harness import build_units, cap_per_kind
+from votr_mcp.evaluation.report import ABLATION_COLUMNS, ablation_note, ablation_table, fmt, render_report
+from votr_mcp.evaluation.suite import SPLIT_RULE, EvalSpec, evaluate, machine
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-import result_plots  # noqa: E402
-import risk_coverage  # noqa: E402
+import result_plots
+import risk_coverage
+
 DEFAULT_BENCH = HERE.parent.parent / "shared" / "bench"
 COMMAND = "python eval/make_results.py"
 

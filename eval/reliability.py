@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT.parent / "tests"))
 
-from reliability_checks import Finding  # noqa: E402
+from reliability_checks import Finding
 
 COMMAND = "python eval/reliability.py"
 

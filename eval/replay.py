@@ -22,36 +22,36 @@ import os
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-import argparse  # noqa: E402
-import hashlib  # noqa: E402
-import json  # noqa: E402
-import logging  # noqa: E402
-import random  # noqa: E402
-import sys  # noqa: E402
-import time  # noqa: E402
-from collections.abc import Mapping, Sequence  # noqa: E402
-from dataclasses import dataclass  # noqa: E402
-from pathlib import Path  # noqa: E402
-from typing import Any  # noqa: E402
+import argparse
+import hashlib
+import json
+import logging
+import random
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
-import anyio  # noqa: E402
-import mcp_types as types  # noqa: E402
-import numpy as np  # noqa: E402
-from mcp import Client  # noqa: E402
+import anyio
+import mcp_types as types
+import numpy as np
+from mcp import Client
 
-from votr_mcp.catalog import Catalog, load_catalog  # noqa: E402
-from votr_mcp.catalog.models import ToolKey  # noqa: E402
-from votr_mcp.cli.eval import cache_dir  # noqa: E402
-from votr_mcp.errors import VotrError  # noqa: E402
-from votr_mcp.evaluation.data import QueryRow, catalog_of, load_queries, split_of  # noqa: E402
-from votr_mcp.index.dense import FileEmbeddingCache  # noqa: E402
-from votr_mcp.index.models import default_embedder  # noqa: E402
-from votr_mcp.learning import Bandit, Learning  # noqa: E402
-from votr_mcp.learning.bandit import DEFAULT_BOUND  # noqa: E402
-from votr_mcp.retrieval.pipeline import Retriever  # noqa: E402
-from votr_mcp.server.app import build_server  # noqa: E402
-from votr_mcp.server.hub import Hub  # noqa: E402
-from votr_mcp.server.live_index import LiveIndex  # noqa: E402
+from votr_mcp.catalog import Catalog, load_catalog
+from votr_mcp.catalog.models import ToolKey
+from votr_mcp.cli.eval import cache_dir
+from votr_mcp.errors import VotrError
+from votr_mcp.evaluation.data import QueryRow, catalog_of, load_queries, split_of
+from votr_mcp.index.dense import FileEmbeddingCache
+from votr_mcp.index.models import default_embedder
+from votr_mcp.learning import Bandit, Learning
+from votr_mcp.learning.bandit import DEFAULT_BOUND
+from votr_mcp.retrieval.pipeline import Retriever
+from votr_mcp.server.app import build_server
+from votr_mcp.server.hub import Hub
+from votr_mcp.server.live_index import LiveIndex
 
 log = logging.getLogger("replay")
 

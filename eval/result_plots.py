@@ -145,7 +145,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     document = json.loads(args.results.read_text(encoding="utf-8"))
     command = (document.get("meta") or {}).get("command", SOURCE)
-    for name, path in draw(document["reports"], args.out, command).items():
+    for _name, path in draw(document["reports"], args.out, command).items():
         print(f"wrote {path}", file=sys.stderr)
     return 0
 

@@ -15,17 +15,17 @@ import os
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-import argparse  # noqa: E402
-import sys  # noqa: E402
-from collections.abc import Sequence  # noqa: E402
-from pathlib import Path  # noqa: E402
-from typing import Any  # noqa: E402
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-from votr_mcp.evaluation.adapter import PipelineFactory  # noqa: E402
-from votr_mcp.evaluation.data import load_queries, queries_of, select_split  # noqa: E402
-from votr_mcp.evaluation.harness import build_units, cap_per_kind  # noqa: E402
+from votr_mcp.evaluation.adapter import PipelineFactory
+from votr_mcp.evaluation.data import load_queries, queries_of, select_split
+from votr_mcp.evaluation.harness import build_units, cap_per_kind
 
 
 def curve(factory: PipelineFactory, query_file: Path, split: str, limit: int | None = None) -> dict[str, Any]:

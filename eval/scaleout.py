@@ -47,7 +47,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "src"))
 
-from services import postgres_server, redis_server  # noqa: E402
+from services import postgres_server, redis_server
 
 TOY = ROOT / "tests" / "upstream" / "toy_server.py"
 _LISTENING = re.compile(r"serving .* at (http://\S+)")

@@ -3,7 +3,7 @@
 import json
 from pathlib import Path
 
-from votr_mcp.catalog import canonical_json, canonical_definition, load_catalog
+from votr_mcp.catalog import canonical_definition, canonical_json, load_catalog
 
 
 def record(name: str, **changes: object) -> dict:
@@ -20,7 +20,7 @@ def lines_of(*records: dict) -> bytes:
 
 
 def test_a_jsonl_line_that_is_not_utf8_is_reported_and_the_other_lines_load(tmp_path: Path) -> None:
-    latin1 = json.dumps(record("caf\u00e9")).encode("utf-8").replace("caf\\u00e9".encode(), "caf\xe9".encode("latin-1"))
+    latin1 = json.dumps(record("caf\u00e9")).encode("utf-8").replace(b"caf\\u00e9", "caf\xe9".encode("latin-1"))
     file = tmp_path / "tools.jsonl"
     file.write_bytes(lines_of(record("add")) + latin1 + b"\n" + lines_of(record("delete")))
 

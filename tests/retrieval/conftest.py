@@ -1,7 +1,6 @@
 import os
 
 import pytest
-
 from retrieval_catalog import make_small_catalog
 
 from votr_mcp.catalog import Catalog

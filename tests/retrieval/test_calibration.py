@@ -4,8 +4,17 @@ import numpy as np
 import pytest
 
 from votr_mcp.errors import RetrievalError
-from votr_mcp.retrieval.calibration import (Calibration, abstain_features, abstain_reason, abstain_score,
-                                            choose_k, confidences, fit, fit_logistic, lower_quantile)
+from votr_mcp.retrieval.calibration import (
+    Calibration,
+    abstain_features,
+    abstain_reason,
+    abstain_score,
+    choose_k,
+    confidences,
+    fit,
+    fit_logistic,
+    lower_quantile,
+)
 
 
 @dataclass

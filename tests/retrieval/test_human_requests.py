@@ -97,7 +97,7 @@ def test_word_lists_count_less_when_the_request_shares_few_words_with_any_tool(r
     wary = fuse(query, vec, lexical, dense, RetrievalConfig(lexical_trust=0.4), None, ())
     dense_only = fuse(query, vec, lexical, dense, RetrievalConfig(bm25=False, sparse=False, splade=False), None, ())
     assert float(lexical.sparse.scores(query).max()) < 0.4
-    gap = lambda f: np.abs(f.fused - dense_only.fused).sum()  # noqa: E731
+    gap = lambda f: np.abs(f.fused - dense_only.fused).sum()
     assert gap(wary) < gap(trusting)
 
 

@@ -1,10 +1,21 @@
 import json
+
 import numpy as np
 import pytest
 
 from votr_mcp.errors import RetrievalError
-from votr_mcp.retrieval.rerank import (FEATURES, GROUPS, SIGNS, QueryView, RerankModel, ToolView, action_of, fit_rerank,
-                                      head_features, shipped_rerank)
+from votr_mcp.retrieval.rerank import (
+    FEATURES,
+    GROUPS,
+    SIGNS,
+    QueryView,
+    RerankModel,
+    ToolView,
+    action_of,
+    fit_rerank,
+    head_features,
+    shipped_rerank,
+)
 
 
 def _features(query: str, names: list[tuple[str, str]], bulk: list[int] | None = None) -> np.ndarray:

@@ -10,7 +10,6 @@ import json
 
 import anyio
 import pytest
-
 from votr_serving import CATALOG, votr_client
 
 pytestmark = pytest.mark.anyio
@@ -120,7 +119,6 @@ async def test_expose_all_lists_every_catalog_tool_under_its_call_name() -> None
 @pytest.mark.parametrize("transport_name", ["http", "sse"])
 async def test_http_transports_refuse_a_foreign_origin_or_host(transport_name: str) -> None:
     import httpx2
-
     from votr_serving import http_server
 
     initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}
@@ -142,7 +140,6 @@ async def test_a_bearer_token_guards_the_http_transport_when_set() -> None:
     import httpx2
     from mcp import Client
     from mcp.client.streamable_http import streamable_http_client
-
     from votr_serving import http_server
 
     with anyio.fail_after(60):

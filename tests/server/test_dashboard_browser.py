@@ -17,14 +17,14 @@ import anyio
 import anyio.to_thread
 import httpx2
 import pytest
+from chromium import Browser, chromium_binary
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from prometheus_client.parser import text_string_to_metric_families
+from votr_serving import CATALOG, http_server
 
-from chromium import Browser, chromium_binary
 from votr_mcp.catalog import Catalog, load_catalog
 from votr_mcp.store import Store
-from votr_serving import CATALOG, http_server
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 

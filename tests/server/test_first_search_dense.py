@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import anyio
 import pytest
-
 from votr_serving import votr_client
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]

@@ -21,8 +21,8 @@ import pytest
 from mcp import Client
 
 from votr_mcp.catalog import Catalog, tool_from_mapping
-from votr_mcp.server import Hub, LiveIndex, build_server
 from votr_mcp.retrieval.searcher import EmptyCatalog
+from votr_mcp.server import Hub, LiveIndex, build_server
 from votr_mcp.server.validation import MAX_ECHO_CHARS, ArgumentsChecker
 
 pytestmark = pytest.mark.anyio

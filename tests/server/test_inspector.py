@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import anyio
 import pytest
-
 from votr_serving import CATALOG, inspector, inspector_target
 
 pytestmark = pytest.mark.anyio

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import anyio
 import pytest
-
 from votr_serving import real_servers_config, serve_env, votr_client
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]

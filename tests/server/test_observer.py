@@ -12,16 +12,14 @@ import mcp_types as types
 import pytest
 from mcp import Client
 from prometheus_client.parser import text_string_to_metric_families
+from votr_serving import CATALOG
 
 from votr_mcp.catalog import load_catalog
 from votr_mcp.server import Hub, LiveIndex, build_server
 from votr_mcp.server.dashboard.charts import heatmap, rate_chart
 from votr_mcp.server.observability import observe
-from votr_mcp.server.runtime import build_searcher, session_hooks
-from votr_mcp.server.runtime import ServeOptions
+from votr_mcp.server.runtime import ServeOptions, build_searcher, session_hooks
 from votr_mcp.upstream import UpstreamStatus
-
-from votr_serving import CATALOG
 
 pytestmark = pytest.mark.anyio
 

@@ -13,7 +13,6 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from prometheus_client.parser import text_string_to_metric_families
-
 from votr_serving import CATALOG, ROOT, http_server, votr_client
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]

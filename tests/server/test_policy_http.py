@@ -8,7 +8,6 @@ from pathlib import Path
 
 import anyio
 import pytest
-
 from votr_serving import CATALOG, http_server
 
 pytestmark = pytest.mark.anyio

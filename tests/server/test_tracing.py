@@ -10,17 +10,17 @@ from contextlib import contextmanager
 
 import anyio
 import pytest
+from votr_serving import CATALOG, votr_client
 
 from votr_mcp.server.observer import Observer
 from votr_mcp.server.tracing import Tracing
-from votr_serving import CATALOG, votr_client
 
 pytest.importorskip("opentelemetry.sdk", reason="the OpenTelemetry SDK is the optional extra votr-mcp[otel]")
 
-from opentelemetry.sdk.trace import TracerProvider  # noqa: E402
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor  # noqa: E402
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter  # noqa: E402
-from test_observer import make_hub  # noqa: E402
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from test_observer import make_hub
 
 
 def test_a_search_and_a_call_each_make_a_span_with_their_shape_but_not_their_text() -> None:
@@ -47,7 +47,7 @@ def collector() -> Iterator[tuple[int, list[tuple[str, bytes]]]]:
     received: list[tuple[str, bytes]] = []
 
     class Handler(http.server.BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802 - the stdlib's name
+        def do_POST(self) -> None:
             received.append((self.path, self.rfile.read(int(self.headers.get("Content-Length", 0)))))
             self.send_response(200)
             self.send_header("Content-Type", "application/x-protobuf")

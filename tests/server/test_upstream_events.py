@@ -13,7 +13,6 @@ from pathlib import Path
 
 import anyio
 import pytest
-
 from votr_serving import NODE_BIN, ROOT, votr_client
 
 pytestmark = pytest.mark.anyio
@@ -226,7 +225,6 @@ async def test_a_configured_loop_hint_reaches_the_agent_with_the_guard_note(tmp_
 
 
 async def test_sigterm_stops_votr_and_every_upstream_process(tmp_path: Path) -> None:
-    import os
     import signal
 
     from anyio.streams.buffered import BufferedByteReceiveStream
@@ -259,7 +257,6 @@ async def test_sigterm_stops_votr_and_every_upstream_process(tmp_path: Path) -> 
 
 async def test_sigterm_to_an_http_server_also_stops_every_upstream_process(tmp_path: Path) -> None:
     from mcp import Client
-
     from votr_serving import http_server
 
     config = write_config(tmp_path, {"toy": toy("--grandchild")})

@@ -15,7 +15,6 @@ import anyio
 import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
-
 from votr_serving import PY_BIN, real_servers_config, votr_client
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]

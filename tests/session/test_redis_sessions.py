@@ -13,7 +13,7 @@ from votr_mcp.session import GuardSettings, ManualClock, SessionManager, Session
 from votr_mcp.session.snapshot import dump_session, load_session
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from services import ServiceMissing, redis_server  # noqa: E402
+from services import ServiceMissing, redis_server
 
 redis = pytest.importorskip("redis", reason="the 'redis' client is not installed: pip install redis (make setup does)")
 

@@ -14,7 +14,6 @@ from votr_mcp.index.dense import text_hash
 from votr_mcp.index.text import tool_dense_text
 from votr_mcp.store import Store, dense_texts, index_catalog
 
-
 pytestmark = pytest.mark.slow
 
 

@@ -10,13 +10,12 @@ import sys
 import anyio
 import anyio.to_thread
 import pytest
+from toy_upstreams import FAST, toy, toy_entry, wait_gone
 
 from votr_mcp.catalog import Tool
 from votr_mcp.config import parse_upstreams
 from votr_mcp.errors import UpstreamError, UpstreamTimeout
 from votr_mcp.upstream import Backoff, Upstreams, UpstreamStatus, kill_all_process_groups
-
-from toy_upstreams import FAST, toy, toy_entry, wait_gone
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]  # each test starts real server processes
 

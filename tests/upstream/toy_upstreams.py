@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+
 from votr_mcp.config import UpstreamConfig, parse_upstreams
 from votr_mcp.upstream import Backoff
 

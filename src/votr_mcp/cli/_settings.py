@@ -17,7 +17,7 @@ SET_HELP = ("change one retrieval setting, e.g. --set rerank=false --set max_nee
             "votr_mcp.retrieval.RetrievalConfig)")
 
 
-def retrieval_config(settings: Sequence[str] | None) -> "RetrievalConfig | None":
+def retrieval_config(settings: Sequence[str] | None) -> RetrievalConfig | None:
     """The default config with each ``FIELD=VALUE`` applied (None: no settings). The values are
     strings; the config's own pydantic check reads each as its field's type and bounds it."""
     if not settings:

@@ -40,8 +40,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from votr_mcp.catalog import default_registry_path, load_catalog
     from votr_mcp.cli._paths import cache_dir
-    from votr_mcp.errors import CatalogError
     from votr_mcp.cli._settings import retrieval_config
+    from votr_mcp.errors import CatalogError
     from votr_mcp.index import FileEmbeddingCache
     from votr_mcp.index.models import default_embedder
     from votr_mcp.retrieval import Retriever

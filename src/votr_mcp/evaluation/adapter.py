@@ -103,7 +103,7 @@ class PipelineFactory:
     def from_catalog(cls, catalog: Catalog, *, calibration: Path | Calibration | None | str = "shipped",
                      cache_dir: Path | None = None, ablation: bool = False,
                      config: RetrievalConfig | None = None,
-                     adapter: QueryAdapter | None | str = "shipped") -> "PipelineFactory":
+                     adapter: QueryAdapter | None | str = "shipped") -> PipelineFactory:
         """Index ``catalog`` with the real MiniLM model (vectors cached under ``cache_dir``)."""
         cache: EmbeddingCache = FileEmbeddingCache(cache_dir) if cache_dir is not None else MemoryEmbeddingCache()
         if isinstance(calibration, Path):
@@ -113,7 +113,7 @@ class PipelineFactory:
         return cls(retriever, ablation=ablation, cache=cache)
 
     @classmethod
-    def from_data(cls, data: Path, *, distractors: Sequence[Path] = (), **options: object) -> "PipelineFactory":
+    def from_data(cls, data: Path, *, distractors: Sequence[Path] = (), **options: object) -> PipelineFactory:
         """The catalog of a benchmark set folder (its tools.jsonl), or of any catalog folder
         (captured tools/list JSON files, such as the project's registry/) when it has no tools.jsonl.
 

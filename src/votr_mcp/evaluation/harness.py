@@ -58,7 +58,7 @@ class Returned:
 class Searcher(Protocol):
     """Retrieval as the harness sees it: one pipeline variant over one catalog."""
 
-    def search(self, unit: "Unit", vectors: Mapping[str, NDArray[np.float32]] | None) -> Returned:
+    def search(self, unit: Unit, vectors: Mapping[str, NDArray[np.float32]] | None) -> Returned:
         """Search for ``unit`` with its precomputed query vectors (by text); with None the query
         is embedded live, as a user's search would be (for timing)."""
         ...

@@ -39,7 +39,7 @@ class AdapterRows:
     gold: list[list[int]]
     tools: NDArray[np.float32]
 
-    def subset(self, keep: Sequence[bool]) -> "AdapterRows":
+    def subset(self, keep: Sequence[bool]) -> AdapterRows:
         idx = [i for i, k in enumerate(keep) if k]
         return AdapterRows(self.name, [self.texts[i] for i in idx], self.queries[idx], [self.gold[i] for i in idx], self.tools)
 

@@ -39,7 +39,7 @@ def load_safetensors(path: Path) -> dict[str, NDArray[Any]]:
         raise RetrievalError(f"cannot read model weights ({exc}); pip install safetensors") from exc
     try:
         return load_file(str(path))
-    except Exception as exc:  # noqa: BLE001 - OSError, or safetensors' own SafetensorError (an Exception)
+    except Exception as exc:
         raise RetrievalError(f"cannot read the model weights {path} ({exc})") from exc
 
 

@@ -73,7 +73,7 @@ class BM25Index:
             out[w.indices[lo:hi]] += count * w.data[lo:hi]
         return out
 
-    def restack(self, rows: Sequence[int | Sequence[str]]) -> "BM25Index":
+    def restack(self, rows: Sequence[int | Sequence[str]]) -> BM25Index:
         """A new index whose row j is old row ``rows[j]`` (an int) or a new document (its tokens),
         weighted with this index's idf and average length; terms outside the vocabulary are
         ignored until the next full build. Lets one changed tool be swapped in without a rebuild."""

@@ -23,8 +23,6 @@ from typing import Any, Literal, Protocol, runtime_checkable
 import numpy as np
 from numpy.typing import NDArray
 
-from votr_mcp.errors import RetrievalError
-
 __all__ = [
     "Embedder",
     "EmbeddingCache",
@@ -228,7 +226,7 @@ class JointEmbedder:
     ``sparse`` is an optional learned-sparse encoder (SPLADE) whose tool vectors are built and
     cached with the dense ones; it is not part of the dense vector."""
 
-    def __init__(self, parts: Sequence[Embedder], sparse: "SparseEncoder | None" = None) -> None:
+    def __init__(self, parts: Sequence[Embedder], sparse: SparseEncoder | None = None) -> None:
         if not parts:
             raise ValueError("a joint embedder needs at least one embedder")
         self.parts = list(parts)

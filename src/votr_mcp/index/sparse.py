@@ -95,7 +95,7 @@ class SparseIndex:
             out[m.indices[lo:hi]] += weight * m.data[lo:hi]
         return out.astype(np.float32)
 
-    def restack(self, rows: Sequence[int | str]) -> "SparseIndex":
+    def restack(self, rows: Sequence[int | str]) -> SparseIndex:
         """A new index whose row j is old row ``rows[j]`` (an int) or a new document (its text),
         in this index's vocabulary and idf (unknown terms ignored until the next full build)."""
         is_old = np.array([isinstance(r, (int, np.integer)) for r in rows], dtype=bool)

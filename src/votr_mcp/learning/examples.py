@@ -83,7 +83,7 @@ class LearnedExamples:
         return len(self._by_tool)
 
     def view(self, catalog: Catalog, model_id: str,
-             embed: Callable[[Sequence[str]], Mapping[str, NDArray[np.float32]]]) -> "LearnedView":
+             embed: Callable[[Sequence[str]], Mapping[str, NDArray[np.float32]]]) -> LearnedView:
         """The learned requests of ``catalog``'s tools as vectors (embedding only those never seen)."""
         positions = [(catalog.position(k), v) for k, v in self.snapshot().items()]
         learned = [(row, texts) for row, texts in positions if row is not None]

@@ -165,7 +165,7 @@ class Learning:
             return base
         return self._state(base).searcher
 
-    def _adjust(self, state: "_State") -> Callable[..., NDArray[np.float64]]:
+    def _adjust(self, state: _State) -> Callable[..., NDArray[np.float64]]:
         """The retriever hook over ``state``: the lift of tools whose learned requests are near the
         ranked text, then the bandit's bounded move; it keeps the text's vector for learning."""
         bandit = self.bandit
@@ -188,7 +188,7 @@ class Learning:
 
         return adjust
 
-    def _state(self, base: Any) -> "_State":
+    def _state(self, base: Any) -> _State:
         version = self.examples.version
         with self._lock:
             state = self._built

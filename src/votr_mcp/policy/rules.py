@@ -96,7 +96,7 @@ class Policy:
         return Decision(self.default == "allow", f"the default ({self.default}) of {self.source}")
 
     @classmethod
-    def parse(cls, data: Mapping[str, Any], source: str) -> "Policy":
+    def parse(cls, data: Mapping[str, Any], source: str) -> Policy:
         """A policy from its JSON form; raises ValueError naming the bad field."""
         default = data.get("default", "allow")
         if default not in ("allow", "deny"):

@@ -150,7 +150,7 @@ class Calibration:
         return json.dumps(self.to_dict(), indent=2, sort_keys=True) + "\n"
 
     @classmethod
-    def from_mapping(cls, data: Mapping[str, Any]) -> "Calibration":
+    def from_mapping(cls, data: Mapping[str, Any]) -> Calibration:
         if not isinstance(data, Mapping):
             raise RetrievalError(f"a calibration is a JSON object, got {type(data).__name__}; refit it with `votr-mcp calibrate`")
         try:
@@ -173,7 +173,7 @@ class Calibration:
         Path(path).write_text(self.to_json(), encoding="utf-8")
 
     @classmethod
-    def load(cls, path: str | Path) -> "Calibration":
+    def load(cls, path: str | Path) -> Calibration:
         try:
             return cls.from_mapping(json.loads(Path(path).read_text(encoding="utf-8")))
         except (OSError, json.JSONDecodeError, TypeError) as exc:

@@ -105,13 +105,13 @@ class RetrievalConfig:
     default_k: Count = 3
     ranked_size: Count = 10
 
-    def without(self, stage: str) -> "RetrievalConfig":
+    def without(self, stage: str) -> RetrievalConfig:
         """This config with one stage switched off (for "full minus stage" ablations)."""
         if stage not in STAGES:
             raise ValueError(f"unknown stage '{stage}'; choose one of {', '.join(STAGES)}")
         return replace(self, **{stage: False})
 
-    def with_(self, **changes: object) -> "RetrievalConfig":
+    def with_(self, **changes: object) -> RetrievalConfig:
         """This config with some fields changed (values are checked and read as the field's type);
         ValueError names each bad field, what it must be and what it got."""
         known = {f.name for f in fields(self)}

@@ -28,7 +28,7 @@ class ToolFeatures:
     names: dict[str, list[int]]
 
     @classmethod
-    def of(cls, tools: Sequence[Tool], views: list[ToolView] | None = None) -> "ToolFeatures":
+    def of(cls, tools: Sequence[Tool], views: list[ToolView] | None = None) -> ToolFeatures:
         names: dict[str, list[int]] = {}
         for i, t in enumerate(tools):
             if is_identifier(t.name):
@@ -36,7 +36,7 @@ class ToolFeatures:
         bulk = np.array(pair_bulk([(t.server, t.name) for t in tools]), dtype=np.int8)
         return cls(views if views is not None else [_view(t) for t in tools], bulk, names)
 
-    def restack(self, tools: Sequence[Tool], rows: Sequence[int | None]) -> "ToolFeatures":
+    def restack(self, tools: Sequence[Tool], rows: Sequence[int | None]) -> ToolFeatures:
         """Features for ``tools``, where ``rows[i]`` is tool i's old position (None: a new tool).
         Views are reused; pairs and names are recomputed (a new tool may complete a pair)."""
         fresh = iter([_view(t) for t, r in zip(tools, rows) if r is None])

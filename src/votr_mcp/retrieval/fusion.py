@@ -13,7 +13,6 @@ from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
-
 from scipy import sparse as sp
 
 from votr_mcp.index.catalog_index import DenseIndex, LexicalIndex

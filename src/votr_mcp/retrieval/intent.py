@@ -133,7 +133,7 @@ _FILE = re.compile(r"[\w-]+\.[a-z][a-z0-9]{0,4}\b", re.IGNORECASE)
 _SINGLE_CUES = re.compile(r"\b(?:a|an|one|single|this|that|specific|particular|just the)\b", re.IGNORECASE)
 
 
-_LONG_RUN = re.compile(r"\S{%d,}" % (MAX_WORD_CHARS + 1))
+_LONG_RUN = re.compile(rf"\S{{{MAX_WORD_CHARS + 1},}}")
 
 
 def bounded(text: str) -> str:
@@ -254,7 +254,7 @@ _STEP_SYNONYMS = frozenset(_SYNONYMS) - {"note", "rm"}
 # In a task that has a sequencing word, a comma before a verb also starts a step: "open the shop
 # page, search for 'usb-c hub', then take a screenshot" (three steps). Without one, a comma stays
 # inside a request ("with offset 0, limit 10, sort by date").
-_COMMA_VERB = re.compile(r"(,\s+)(?=(?:%s)\b)" % "|".join(sorted({*ACTION_OF, *_STEP_VERBS, *_STEP_SYNONYMS}, key=len, reverse=True)),
+_COMMA_VERB = re.compile(r"(,\s+)(?=(?:" + "|".join(sorted({*ACTION_OF, *_STEP_VERBS, *_STEP_SYNONYMS}, key=len, reverse=True)) + r")\b)",
                          re.IGNORECASE)
 
 

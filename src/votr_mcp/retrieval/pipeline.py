@@ -20,10 +20,9 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import sparse as sp
 
-from votr_mcp.catalog.models import Catalog, ToolKey
+from votr_mcp.catalog.models import Catalog, Tool, ToolKey
 from votr_mcp.catalog.naming import call_names
 from votr_mcp.errors import RetrievalError
-from votr_mcp.catalog.models import Tool
 from votr_mcp.index.catalog_index import DenseIndex, LexicalIndex, build_dense, build_lexical, restack_dense, restack_lexical
 from votr_mcp.index.dense import Embedder, EmbeddingCache, JointEmbedder, MemoryEmbeddingCache, embed_cached
 from votr_mcp.index.text import query_dense_text
@@ -35,13 +34,13 @@ from votr_mcp.retrieval.features import Ranking, ToolFeatures, by_request
 from votr_mcp.retrieval.formulas import dice, near_best
 from votr_mcp.retrieval.fusion import Fused, fuse, fused_head, whole_vector
 from votr_mcp.retrieval.handoff import HandOff
+from votr_mcp.retrieval.intent import split_needs
 from votr_mcp.retrieval.merge import merge_task
 from votr_mcp.retrieval.null_model import chat_similarity, null_requests, null_threshold
-from votr_mcp.retrieval.tool_request import NEUTRAL, RequestModel, shipped_request_model
 from votr_mcp.retrieval.query_adapter import Adapts, shipped_adapter
 from votr_mcp.retrieval.rerank import GROUPS, QueryView, RerankModel, head_features, shipped_rerank
-from votr_mcp.retrieval.intent import split_needs
 from votr_mcp.retrieval.result import SearchResult
+from votr_mcp.retrieval.tool_request import NEUTRAL, RequestModel, shipped_request_model
 
 __all__ = ["MAX_QUERY_CHARS", "Adjust", "Retriever", "Exclude"]
 
@@ -112,7 +111,7 @@ class Retriever:
               calibration: Calibration | None | Literal["shipped"] = "shipped",
               rerank: RerankModel | None | Literal["shipped"] = "shipped",
               adapter: Adapts | None | Literal["shipped"] = "shipped",
-              request_model: RequestModel | None | Literal["shipped"] = "shipped") -> "Retriever":
+              request_model: RequestModel | None | Literal["shipped"] = "shipped") -> Retriever:
         """Index a catalog. Without an embedder the retriever is lexical-only (``dense_ready`` False)
         until :meth:`with_embedder`; ``"shipped"`` uses the packaged calibration.json / rerank.json /
         query_adapter.npz / tool_request.npz."""
@@ -132,7 +131,7 @@ class Retriever:
                    config=config or RetrievalConfig(), calibration=calibration, rerank=rerank, adapter=adapter,
                    request_model=request_model)
 
-    def _copy(self, **changes: object) -> "Retriever":
+    def _copy(self, **changes: object) -> Retriever:
         new = object.__new__(Retriever)
         new.__dict__.update(self.__dict__)
         new.__dict__.update(changes)
@@ -141,13 +140,13 @@ class Retriever:
             new._bank = None
         return new
 
-    def with_catalog(self, catalog: Catalog) -> "Retriever":
+    def with_catalog(self, catalog: Catalog) -> Retriever:
         """A retriever over a new catalog; only tools whose embedded text changed are re-embedded."""
         return Retriever.build(catalog, embedder=self.embedder if self._dense is not None else None, cache=self.cache,
                                config=self.config, calibration=self.calibration, rerank=self.rerank, adapter=self.adapter,
                                request_model=self.request_model)
 
-    def with_tools_changed(self, changed: Sequence[Tool] = (), removed: Collection[ToolKey] = ()) -> "Retriever":
+    def with_tools_changed(self, changed: Sequence[Tool] = (), removed: Collection[ToolKey] = ()) -> Retriever:
         """A retriever with some tools replaced, added or removed, without a full rebuild: untouched
         rows are reused, changed rows are computed against the existing vocabulary and idf (new words
         count only after the next full :meth:`with_catalog`), their vectors come from the cache."""
@@ -181,28 +180,28 @@ class Retriever:
                          names=self.call_names if len(self.call_names) == len(catalog) and all(
                              t.key in self.call_names for t in catalog) else None)
 
-    def warm(self) -> "Retriever":
+    def warm(self) -> Retriever:
         """Score the null requests now (about a second), so the first search after a change does not
         pay for the catalog's abstention threshold; returns this retriever."""
         if self.dense_ready:
             self.abstain_threshold()
         return self
 
-    def with_embedder(self, embedder: Embedder, cache: EmbeddingCache | None = None) -> "Retriever":
+    def with_embedder(self, embedder: Embedder, cache: EmbeddingCache | None = None) -> Retriever:
         """This catalog with dense vectors (embeds what the cache lacks; blocking)."""
         cache = cache if cache is not None else self.cache
         return self._copy(embedder=embedder, cache=cache, _dense=build_dense(self.catalog, embedder, cache))
 
-    def with_config(self, config: RetrievalConfig) -> "Retriever":
+    def with_config(self, config: RetrievalConfig) -> Retriever:
         """Same indexes, other stage switches/weights (cheap: nothing is rebuilt)."""
         return self._copy(config=config)
 
-    def with_adapter(self, adapter: Adapts | None) -> "Retriever":
+    def with_adapter(self, adapter: Adapts | None) -> Retriever:
         return self._copy(adapter=adapter)
 
     # ---- learning from use: the one hook (votr_mcp.learning) ---------------------------------
 
-    def with_learning(self, examples: Callable[[DenseIndex], DenseIndex] | None, adjust: Adjust | None) -> "Retriever":
+    def with_learning(self, examples: Callable[[DenseIndex], DenseIndex] | None, adjust: Adjust | None) -> Retriever:
         """This retriever with learned example requests in its dense index (``examples`` maps the
         catalog's own index to one with them) and ``adjust`` applied to every ranking's head scores.
         The abstention threshold stays the catalog's own (learning moves no null request's evidence
@@ -437,7 +436,7 @@ class Retriever:
             return vec
         return a.adapt(text, vec)
 
-    def _sparse_queries(self, texts: Sequence[str]) -> dict[str, "sp.csr_matrix"]:
+    def _sparse_queries(self, texts: Sequence[str]) -> dict[str, sp.csr_matrix]:
         """The unit-length learned sparse vector of each text (one encode call), when the index has
         learned sparse tool vectors; empty otherwise."""
         e = self.embedder
@@ -456,7 +455,7 @@ class Retriever:
 
     def _rank(self, text: str, vec: NDArray[np.float32] | None, allowed: NDArray[np.bool_] | None,
               hints: Sequence[NDArray[np.float64]], rerank: bool = True,
-              sparse: Mapping[str, "sp.csr_matrix"] | None = None) -> Ranking:
+              sparse: Mapping[str, sp.csr_matrix] | None = None) -> Ranking:
         cfg = self.config
         if vec is not None and (sparse is None or text not in sparse):
             sparse = self._sparse_queries([text])

@@ -63,7 +63,7 @@ class QueryAdapter:
     v: NDArray[np.float32]
     model_id: str
     source: str = ""
-    held_out: tuple["QueryAdapter", ...] = ()
+    held_out: tuple[QueryAdapter, ...] = ()
 
     def __post_init__(self) -> None:
         if self.u.ndim != 2 or self.v.ndim != 2 or self.u.shape[1] != self.v.shape[0] or self.u.shape[0] != self.v.shape[1]:
@@ -81,7 +81,7 @@ class QueryAdapter:
         norm = float(np.linalg.norm(out))
         return (out / norm).astype(np.float32) if norm > 0 else vector
 
-    def cross_fitted(self) -> "CrossFitted":
+    def cross_fitted(self) -> CrossFitted:
         """This adapter for fitting on its own dev rows: each text adapted by a fit that never saw it."""
         if not self.held_out:
             raise RetrievalError("this query adapter has no held-out fits; refit it with `votr-mcp fit-adapter`")
@@ -97,7 +97,7 @@ class QueryAdapter:
         Path(path).write_bytes(buffer.getvalue())
 
     @classmethod
-    def load(cls, path: str | Path) -> "QueryAdapter":
+    def load(cls, path: str | Path) -> QueryAdapter:
         try:
             with np.load(Path(path), allow_pickle=False) as data:
                 meta = json.loads(str(data["meta"]))

@@ -121,7 +121,7 @@ class QueryView:
     objects: frozenset[str] = frozenset()  # the stemmed words of what that verb acts on (intent.request_object)
 
     @classmethod
-    def of(cls, text: str, tokens: Sequence[str] | None = None) -> "QueryView":
+    def of(cls, text: str, tokens: Sequence[str] | None = None) -> QueryView:
         """``tokens``: the text's :func:`tokenize` tokens when the caller has them already."""
         words = words_of(text)
         verb = request_action(text)
@@ -142,7 +142,7 @@ class ToolView:
     words: frozenset[str] = frozenset()  # stemmed words of its name, description and parameters
 
     @classmethod
-    def of(cls, name: str, server: str, description: str = "", parameters: str = "") -> "ToolView":
+    def of(cls, name: str, server: str, description: str = "", parameters: str = "") -> ToolView:
         """``parameters``: the tool's parameter names and descriptions in words (index.text.parameter_text)."""
         words = words_of(name)
         distinct = frozenset(t for t in content_tokens(server) if t not in _GENERIC_SERVER_WORDS and len(t) > 2)
@@ -223,7 +223,7 @@ class RerankModel:
                 "dev_loss": dict(self.dev_loss)}
 
     @classmethod
-    def from_mapping(cls, data: Mapping[str, Any]) -> "RerankModel":
+    def from_mapping(cls, data: Mapping[str, Any]) -> RerankModel:
         if not isinstance(data, Mapping):
             raise RetrievalError(f"a rerank model is a JSON object, got {type(data).__name__}; refit it with votr-mcp fit-rerank")
         try:
@@ -236,7 +236,7 @@ class RerankModel:
         Path(path).write_text(json.dumps(self.to_dict(), indent=2) + "\n", encoding="utf-8")
 
     @classmethod
-    def load(cls, path: str | Path) -> "RerankModel":
+    def load(cls, path: str | Path) -> RerankModel:
         try:
             data = json.loads(Path(path).read_text(encoding="utf-8"))
         except (OSError, json.JSONDecodeError) as exc:

@@ -17,10 +17,10 @@ from typing import Any
 
 import anyio
 import mcp_types as types
-from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from mcp.server import Server, ServerRequestContext
 from mcp.server.connection import NotifyOnlyOutbound
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 import votr_mcp
 from votr_mcp.errors import VotrError

@@ -12,8 +12,8 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from numpy.typing import NDArray
 from mcp.server.mcpserver.exceptions import ToolError
+from numpy.typing import NDArray
 
 from votr_mcp.catalog.models import Catalog, ToolKey
 

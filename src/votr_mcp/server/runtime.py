@@ -28,11 +28,11 @@ import anyio.to_thread
 
 from votr_mcp.catalog import Catalog, Tool, ToolKey, default_registry_path, load_catalog
 from votr_mcp.errors import VotrError
+from votr_mcp.index.dense import Embedder, EmbeddingCache, JointEmbedder
+from votr_mcp.retrieval.searcher import EmptyCatalog, Searcher, searcher_for
 from votr_mcp.server.app import build_server
 from votr_mcp.server.hooks import ChangeControl, NoChangeControl, SessionHooks
 from votr_mcp.server.hub import Hub
-from votr_mcp.index.dense import Embedder, EmbeddingCache, JointEmbedder
-from votr_mcp.retrieval.searcher import EmptyCatalog, Searcher, searcher_for
 from votr_mcp.server.live_index import LiveIndex, Snapshot
 from votr_mcp.server.observability import observe, web_routes
 from votr_mcp.server.sessions import ManagedSessions
@@ -371,7 +371,7 @@ async def _prepare_upstreams(options: ServeOptions, stack: AsyncExitStack, sessi
             catalog = Catalog([*harvested, *missing])
             await hub.index.rebuild(catalog)
             log.info("ready: %d tools from %d upstream servers", len(harvested), len(harvested.servers))
-        except Exception:  # noqa: BLE001 - the server stays up; searches see what was indexed
+        except Exception:
             log.exception("start-up indexing failed")
         finally:
             started.set()
@@ -425,7 +425,7 @@ async def _load_dense(hub: Hub) -> None:
         log.info("dense retrieval ready")
         if stored is not None and stored.loaded is None:
             await anyio.to_thread.run_sync(stored.save, ready.searcher)
-    except Exception:  # noqa: BLE001 - lexical search still works; say why dense did not come
+    except Exception:
         log.exception("could not load the embedding model; serving lexical results only")
     finally:
         hub.dense_pending = False

@@ -274,7 +274,7 @@ def _sse_app(server: Server[Any], security: TransportSecuritySettings) -> Starle
     sse = SseServerTransport("/messages/", security_settings=security)
 
     async def handle_sse(request: Request) -> Response:
-        async with sse.connect_sse(request.scope, request.receive, request._send) as (read_stream, write_stream):  # noqa: SLF001
+        async with sse.connect_sse(request.scope, request.receive, request._send) as (read_stream, write_stream):
             await server.run(read_stream, write_stream, server.create_initialization_options())
         return Response()
 

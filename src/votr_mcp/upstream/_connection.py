@@ -25,8 +25,8 @@ import anyio
 import anyio.abc
 import mcp_types as types
 from mcp import Client
-from mcp.shared.exceptions import MCPError
 from mcp.client.subscriptions import ToolsListChanged
+from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
@@ -196,7 +196,7 @@ class Upstream:
             if startup.cancelled_caught:
                 return f"did not start within {self.config.startup_timeout:g}s (no answer to the handshake or tools/list); it was stopped"
             reason = self._lost_reason or "the connection ended"
-        except Exception as exc:  # boundary: one upstream's failure must never reach the server
+        except Exception as exc:  # noqa: BLE001 - boundary: one upstream's failure must never reach the server
             reason = describe_failure(self.config, exc)
         finally:
             self._client = None
@@ -246,7 +246,7 @@ class Upstream:
                     if isinstance(event, ToolsListChanged):
                         logger.info("upstream '%s': tools list changed (subscription)", self.name)
                         self._refresh_wanted.set()
-        except Exception as exc:  # a server that cannot listen still serves calls
+        except Exception as exc:  # noqa: BLE001 - a server that cannot listen still serves calls
             logger.info("upstream '%s': no list_changed subscription: %s", self.name, exc)
         finally:
             if not started:

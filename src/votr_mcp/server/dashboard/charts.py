@@ -18,8 +18,8 @@ COLORS = ("#2563eb", "#dc2626", "#059669", "#d97706")
 def rate_chart(title: str, labels: Sequence[str], series: Sequence[tuple[str, Sequence[float | None]]]) -> str:
     """A line chart of rates in [0, 1] over ``labels`` (x), one line per (name, values); None is a gap."""
     n = max(len(labels), 2)
-    x = lambda i: _PAD + i * (_W - 2 * _PAD) / (n - 1)  # noqa: E731
-    y = lambda v: _H - _PAD - v * (_H - 2 * _PAD)  # noqa: E731
+    x = lambda i: _PAD + i * (_W - 2 * _PAD) / (n - 1)
+    y = lambda v: _H - _PAD - v * (_H - 2 * _PAD)
     parts = [f'<svg class="chart" role="img" aria-label="{escape(title)}" viewBox="0 0 {_W} {_H}" width="{_W}" height="{_H}" '
              'xmlns="http://www.w3.org/2000/svg">', f"<title>{escape(title)}</title>"]
     for tick in (0.0, 0.5, 1.0):
@@ -28,7 +28,7 @@ def rate_chart(title: str, labels: Sequence[str], series: Sequence[tuple[str, Se
     for i in (0, len(labels) - 1):
         if 0 <= i < len(labels):
             parts.append(f'<text x="{x(i):.1f}" y="{_H - 8}" font-size="10" text-anchor="middle">{escape(labels[i])}</text>')
-    for (name, values), color in zip(series, COLORS):
+    for (_name, values), color in zip(series, COLORS):
         for run in _runs(values):
             points = " ".join(f"{x(i):.1f},{y(v):.1f}" for i, v in run)
             if len(run) == 1:

@@ -154,7 +154,7 @@ class PgStore:
                         for callback in list(self._callbacks):
                             try:
                                 callback()
-                            except Exception:  # noqa: BLE001 - one bad callback must not stop the others
+                            except Exception:
                                 log.exception("a store change callback failed")
                 except Exception as exc:  # noqa: BLE001 - the server goes on; held tools refresh on restart
                     if not self._stop.is_set():
