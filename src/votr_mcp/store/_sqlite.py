@@ -20,16 +20,17 @@ from __future__ import annotations
 import logging
 import threading
 import weakref
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import apsw
 import sqlite_vec
 
 from votr_mcp.errors import StoreError
 
-__all__ = ["MEMORY", "Connection", "Database", "connect", "guard", "vec_version", "write"]
+__all__ = ["MEMORY", "Connection", "Database", "connect", "guard", "rows", "vec_version", "write"]
 
 log = logging.getLogger(__name__)
 
@@ -136,9 +137,20 @@ def guard(action: str) -> Iterator[None]:
         raise StoreError(f"store error while {action}: {exc}") from exc
 
 
+def rows(conn: apsw.Connection, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+    """Every row of ``sql`` run with ``params``.
+
+    apsw types each value as any SQLite value (``int | float | Buffer | str | None``); the
+    query's columns say which one it is, so the rows are handed back with ``Any`` values for
+    the caller to use as the columns it selected. Works the same on the PostgreSQL adapter
+    (``store/postgres/_pg.py``), whose ``execute`` takes the same arguments.
+    """
+    return conn.execute(sql, params).fetchall()
+
+
 def vec_version(conn: apsw.Connection) -> str:
     """The loaded sqlite-vec version, e.g. ``v0.1.9``."""
-    return str(conn.execute("SELECT vec_version()").fetchall()[0][0])
+    return str(rows(conn, "SELECT vec_version()")[0][0])
 
 
 
@@ -209,7 +221,7 @@ class Database:
         with self._watch_lock:
             if self._watch is None:
                 self._watch = connect(self.path, readonly=True)
-            return int(self._watch.execute("PRAGMA data_version").fetchall()[0][0])
+            return int(rows(self._watch, "PRAGMA data_version")[0][0])
 
     def close(self) -> None:
         """Close every connection; a reader still lent out closes when it comes back."""

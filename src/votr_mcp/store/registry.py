@@ -88,7 +88,7 @@ class Registry:
         counts = dict.fromkeys(("new", "changed", "held", "auto_accepted", "removed", "restored", "flagged"), 0)
         now = _now()
         with _sqlite.guard("recording a harvest"), _sqlite.write(self.conn):
-            known = {str(n) for n, in self.conn.execute("SELECT name FROM servers").fetchall()}
+            known = {str(n) for n, in _sqlite.rows(self.conn, "SELECT name FROM servers")}
             server_ids = {name: self._upsert_server(server.name, server.description, server.summary,
                                                     server_hash(server), _trust_of(trust, name), now)
                           for name, server in catalog.servers.items()}
@@ -133,10 +133,10 @@ class Registry:
         if record.status != "held":
             raise StoreError(f"tool '{record.server}/{record.name}' is {record.status}, not held; only a held version can be rejected")
         with _sqlite.guard("rejecting a tool version"), _sqlite.write(self.conn):
-            found = self.conn.execute(
+            found = _sqlite.rows(self.conn,
                 "SELECT t.id, v.id FROM tools t JOIN servers s ON s.id = t.server_id LEFT JOIN tool_versions v "
                 "ON v.server_id = t.server_id AND v.name = t.name AND v.version = ? WHERE s.name = ? AND t.name = ?",
-                (record.version, record.server, record.name)).fetchall()
+                (record.version, record.server, record.name))
             tid, vid = found[0]
             self._decide(int(tid), None if vid is None else int(vid), "rejected", _now(), note)
         self.generation += 1
@@ -147,7 +147,7 @@ class Registry:
         returns how many tools that removed."""
         names = set(keep)
         with _sqlite.guard("retiring servers"), _sqlite.write(self.conn):
-            ids = {int(i) for i, n in self.conn.execute("SELECT id, name FROM servers").fetchall() if n in names}
+            ids = {int(i) for i, n in _sqlite.rows(self.conn, "SELECT id, name FROM servers") if n in names}
             removed = self._prune_servers(ids, _now())
         self.generation += 1
         return removed
@@ -167,7 +167,7 @@ class Registry:
         """Every tool (or those with ``status``), in server then insertion order."""
         where, args = ("WHERE t.status = ?", (status,)) if status else ("", ())
         with _sqlite.guard("reading tools"), self._db.read() as conn:
-            rows = conn.execute(f"{RECORD_SQL} {where} ORDER BY s.id, t.id", args).fetchall()
+            rows = _sqlite.rows(conn, f"{RECORD_SQL} {where} ORDER BY s.id, t.id", args)
         return [record_of(r) for r in rows]
 
     def catalog(self, *, include_held: bool = False) -> Catalog:
@@ -178,15 +178,15 @@ class Registry:
     def withheld(self) -> frozenset[ToolKey]:
         """Keys of tools held back after a change."""
         with _sqlite.guard("reading held tools"), self._db.read() as conn:
-            rows = conn.execute(
+            rows = _sqlite.rows(conn,
                 "SELECT s.name, t.name FROM tools t JOIN servers s ON s.id = t.server_id WHERE t.status = 'held'"
-            ).fetchall()
+            )
         return frozenset((s, n) for s, n in rows)
 
     def refusal(self, key: ToolKey) -> str | None:
         """Why ``key`` may not be called now, with how to allow it; None when it may."""
         with _sqlite.guard("checking a tool"), self._db.read() as conn:
-            rows = conn.execute(f"{RECORD_SQL} WHERE s.name = ? AND t.name = ?", key).fetchall()
+            rows = _sqlite.rows(conn, f"{RECORD_SQL} WHERE s.name = ? AND t.name = ?", key)
             if not rows:
                 return None
             record = record_of(rows[0])
@@ -226,31 +226,31 @@ class Registry:
         """Every definition the tool ever had, oldest first."""
         record = self.find(name)
         with _sqlite.guard("reading tool history"), self._db.read() as conn:
-            rows = conn.execute(
+            rows = _sqlite.rows(conn,
                 "SELECT v.version, v.content_hash, v.changed_fields, v.seen_at, v.definition FROM tool_versions v "
                 "JOIN servers s ON s.id = v.server_id WHERE s.name = ? AND v.name = ? ORDER BY v.version",
                 record.key,
-            ).fetchall()
+            )
         return [VersionRecord(v, h, tuple(json.loads(c)), at, json.loads(d)) for v, h, c, at, d in rows]
 
     def decisions(self, name: str) -> list[tuple[str, int | None, str, str]]:
         """The audit trail of a tool: (time, version, action, note), oldest first."""
         record = self.find(name)
         with _sqlite.guard("reading decisions"), self._db.read() as conn:
-            return [tuple(r) for r in conn.execute(  # type: ignore[misc]
-                "SELECT d.at, v.version, d.action, d.note FROM tool_decisions d JOIN tools t ON t.id = d.tool_id "
+            return [tuple(r) for r in _sqlite.rows(
+                conn, "SELECT d.at, v.version, d.action, d.note FROM tool_decisions d JOIN tools t ON t.id = d.tool_id "
                 "JOIN servers s ON s.id = t.server_id LEFT JOIN tool_versions v ON v.id = d.version_id "
                 "WHERE s.name = ? AND t.name = ? ORDER BY d.id", record.key)]
 
     def servers(self) -> list[tuple[str, str, int]]:
         """(name, trust, present) of every server."""
         with _sqlite.guard("reading servers"), self._db.read() as conn:
-            return [tuple(r) for r in conn.execute("SELECT name, trust, present FROM servers ORDER BY id")]  # type: ignore[misc]
+            return [tuple(r) for r in _sqlite.rows(conn, "SELECT name, trust, present FROM servers ORDER BY id")]
 
     # ---- internals -----------------------------------------------------------------------
 
     def _upsert_server(self, name: str, description: str, summary: str, digest: str, trust: str | None, now: str) -> int:
-        row = self.conn.execute("SELECT id, server_hash, trust, present FROM servers WHERE name = ?", (name,)).fetchall()
+        row = _sqlite.rows(self.conn, "SELECT id, server_hash, trust, present FROM servers WHERE name = ?", (name,))
         if row and tuple(row[0][1:]) == (digest, trust or row[0][2], 1):
             return int(row[0][0])  # unchanged: no write, so a re-harvest of 300 servers stays cheap
         if row:
@@ -268,10 +268,10 @@ class Registry:
         if not ids:
             return {}
         marks = ",".join("?" * len(ids))
-        rows = self.conn.execute(
+        rows = _sqlite.rows(self.conn,
             "SELECT t.id, t.server_id, t.name, t.content_hash, t.status, t.definition, t.extra, "
             "cv.version, av.content_hash, t.hold_reasons FROM tools t JOIN tool_versions cv ON cv.id = t.current_version_id "
-            f"LEFT JOIN tool_versions av ON av.id = t.accepted_version_id WHERE t.server_id IN ({marks})", ids).fetchall()
+            f"LEFT JOIN tool_versions av ON av.id = t.accepted_version_id WHERE t.server_id IN ({marks})", ids)
         keys = ("id", "server_id", "name", "content_hash", "status", "definition", "extra", "version", "accepted_hash", "hold_reasons")
         return {(r[1], r[2]): dict(zip(keys, r)) for r in rows}
 
@@ -312,14 +312,14 @@ class Registry:
             return []
         outcome: list[str] = []
         definition = canonical_json(canonical_definition(tool))
-        known = self.conn.execute(
+        known = _sqlite.rows(self.conn,
             "SELECT id FROM tool_versions WHERE server_id = ? AND name = ? AND content_hash = ? ORDER BY version DESC LIMIT 1",
-            (row["server_id"], row["name"], digest)).fetchall()
+            (row["server_id"], row["name"], digest))
         if known:
             vid = int(known[0][0])
         else:
-            latest = self.conn.execute("SELECT max(version) FROM tool_versions WHERE server_id = ? AND name = ?",
-                                       (row["server_id"], row["name"])).fetchall()[0][0]
+            latest = _sqlite.rows(self.conn, "SELECT max(version) FROM tool_versions WHERE server_id = ? AND name = ?",
+                                  (row["server_id"], row["name"]))[0][0]
             fields = changed_fields(json.loads(row["definition"]), json.loads(definition))
             vid = self._add_version(row["server_id"], row["name"], int(latest) + 1, digest, definition, fields, now)
         if digest != row["content_hash"]:
@@ -348,7 +348,7 @@ class Registry:
         return outcome
 
     def _server_trust(self, sid: int) -> str:
-        return str(self.conn.execute("SELECT trust FROM servers WHERE id = ?", (sid,)).fetchall()[0][0])
+        return str(_sqlite.rows(self.conn, "SELECT trust FROM servers WHERE id = ?", (sid,))[0][0])
 
     def _set_status(self, tool_id: int, status: str, vid: int | None, now: str, note: str, *, action: str | None = None,
                     reasons: list[str] | None = None) -> None:
@@ -363,11 +363,11 @@ class Registry:
 
     def _prune_servers(self, keep: set[int], now: str) -> int:
         removed = 0
-        for sid, in self.conn.execute("SELECT id FROM servers WHERE present = 1").fetchall():
+        for sid, in _sqlite.rows(self.conn, "SELECT id FROM servers WHERE present = 1"):
             if sid in keep:
                 continue
             self.conn.execute("UPDATE servers SET present = 0, updated_at = ? WHERE id = ?", (now, sid))
-            for tid, in self.conn.execute("SELECT id FROM tools WHERE server_id = ? AND status != 'removed'", (sid,)).fetchall():
+            for tid, in _sqlite.rows(self.conn, "SELECT id FROM tools WHERE server_id = ? AND status != 'removed'", (sid,)):
                 self._set_status(tid, "removed", None, now, "its server is no longer configured")
                 removed += 1
         return removed
@@ -375,10 +375,10 @@ class Registry:
     def _set_accepted(self, record: ToolRecord, version: int, action: str) -> ToolRecord:
         now = _now()
         with _sqlite.guard("accepting a tool version"), _sqlite.write(self.conn):
-            found = self.conn.execute(
+            found = _sqlite.rows(self.conn,
                 "SELECT v.id, v.content_hash, t.id, t.content_hash, t.status FROM tool_versions v JOIN servers s ON s.id = v.server_id "
                 "JOIN tools t ON t.server_id = v.server_id AND t.name = v.name WHERE s.name = ? AND v.name = ? AND v.version = ?",
-                (record.server, record.name, version)).fetchall()
+                (record.server, record.name, version))
             if not found:
                 raise StoreError(f"tool '{record.server}/{record.name}' has no version {version}; "
                                  f"`votr-mcp tools history {record.server}/{record.name}` lists its versions")

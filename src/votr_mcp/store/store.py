@@ -81,7 +81,7 @@ class Store:
     def interrupted_runs(self) -> int:
         """How many index runs started and never finished (killed, crashed)."""
         with _sqlite.guard("reading index runs"), self.db.read() as conn:
-            return int(conn.execute("SELECT count(*) FROM index_runs WHERE finished_at IS NULL").fetchall()[0][0])
+            return int(_sqlite.rows(conn, "SELECT count(*) FROM index_runs WHERE finished_at IS NULL")[0][0])
 
     def data_version(self) -> int:
         """Changes whenever a commit reaches the file from another process or this store's

@@ -41,10 +41,10 @@ class VectorStore:
         if not text_hashes:
             return {}
         with _sqlite.guard("reading embeddings"), self._db.read() as conn:
-            rows = conn.execute(
+            rows = _sqlite.rows(conn,
                 "SELECT key, dim, vector FROM embeddings WHERE model_id = ? AND key IN (SELECT value FROM json_each(?))",
                 (model_id, json.dumps(list(text_hashes))),
-            ).fetchall()
+            )
         return {key: np.frombuffer(blob, dtype="<f4", count=dim).astype(np.float32, copy=False) for key, dim, blob in rows}
 
     def put_many(self, model_id: str, vectors: Mapping[str, NDArray[np.float32]]) -> None:
@@ -69,7 +69,7 @@ class VectorStore:
     def count(self, model_id: str) -> int:
         """How many vectors the store holds for ``model_id``."""
         with _sqlite.guard("counting embeddings"), self._db.read() as conn:
-            return int(conn.execute("SELECT count(*) FROM embeddings WHERE model_id = ?", (model_id,)).fetchall()[0][0])
+            return int(_sqlite.rows(conn, "SELECT count(*) FROM embeddings WHERE model_id = ?", (model_id,))[0][0])
 
     def matrix(self, model_id: str, text_hashes: Sequence[str] | None = None) -> tuple[list[str], NDArray[np.float32]]:
         """(keys, matrix with one row per key) for all stored vectors of the model, or for
@@ -84,7 +84,7 @@ class VectorStore:
             return keys, np.stack(rows).astype(np.float32, copy=False) if rows else np.zeros((0, 0), dtype=np.float32)
         # One read transaction: the count and the rows come from the same commit.
         with _sqlite.guard("reading embeddings"), self._db.read() as conn:
-            n, dim = conn.execute("SELECT count(*), max(dim) FROM embeddings WHERE model_id = ?", (model_id,)).fetchall()[0]
+            n, dim = _sqlite.rows(conn, "SELECT count(*), max(dim) FROM embeddings WHERE model_id = ?", (model_id,))[0]
             # Filled in place: stacking 100k separate row arrays would double the peak memory.
             out = np.empty((n, dim or 0), dtype=np.float32)
             keys = []
@@ -100,22 +100,22 @@ class VectorStore:
             table = self._table(conn, model_id, int(np.asarray(query).shape[-1]), create=False)
             if table is None:
                 return []
-            rows = conn.execute(
+            rows = _sqlite.rows(conn,
                 f"SELECT e.key, v.distance FROM (SELECT rowid, distance FROM {table} WHERE embedding MATCH ? AND k = ?) v "
                 "JOIN embeddings e ON e.id = v.rowid ORDER BY v.distance",
                 (np.ascontiguousarray(query, dtype="<f4").tobytes(), int(k)),
-            ).fetchall()
+            )
         return [(key, float(d)) for key, d in rows]
 
     def _table(self, conn: Connection, model_id: str, dim: int, *, create: bool) -> str | None:
         """The vec0 table of a model, read on ``conn`` (created inside the caller's write
         transaction when asked)."""
         if model_id not in self._tables:
-            found = conn.execute("SELECT table_name, dim FROM vector_tables WHERE model_id = ?", (model_id,)).fetchall()
+            found = _sqlite.rows(conn, "SELECT table_name, dim FROM vector_tables WHERE model_id = ?", (model_id,))
             if found:
                 self._tables[model_id] = (str(found[0][0]), int(found[0][1]))
             elif create:
-                number = int(conn.execute("SELECT count(*) FROM vector_tables").fetchall()[0][0]) + 1
+                number = int(_sqlite.rows(conn, "SELECT count(*) FROM vector_tables")[0][0]) + 1
                 name = f"vec_model_{number}"
                 conn.execute(f"CREATE VIRTUAL TABLE {name} USING vec0(embedding float[{dim}] distance_metric=cosine)")
                 conn.execute("INSERT INTO vector_tables (model_id, dim, table_name) VALUES (?, ?, ?)", (model_id, dim, name))
