@@ -163,7 +163,8 @@ def _entries(record: Mapping[str, Any], path: str, line: int | None, where: str 
 
 def _server_fields(listing: Mapping[str, Any], default_name: str) -> dict[str, Any]:
     server = listing.get("server")
-    info = listing.get("serverInfo") if isinstance(listing.get("serverInfo"), dict) else {}
+    info = listing.get("serverInfo")
+    info = info if isinstance(info, dict) else {}
     if isinstance(server, dict):
         return {
             "server": server.get("name") or default_name,

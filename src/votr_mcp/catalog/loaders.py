@@ -83,7 +83,10 @@ def load_catalog(path: str | Path) -> LoadResult:
     entries: list[Entry] = []
     for file in files:
         for item in _read(file, named=file == root):
-            (problems if isinstance(item, Problem) else entries).append(item)
+            if isinstance(item, Problem):
+                problems.append(item)
+            else:
+                entries.append(item)
     problems.extend(_shared_servers(entries))
     kept = _first_of_each_key(entries, problems)
     if not kept:

@@ -103,11 +103,11 @@ def _search(retriever: Any, args: argparse.Namespace) -> Any:
 
 
 def _as_json(result: object) -> dict:
-    from votr_mcp.retrieval import SearchResult
+    from votr_mcp.retrieval import Hit, SearchResult
 
     assert isinstance(result, SearchResult)
 
-    def hit(h) -> dict:  # type: ignore[no-untyped-def]
+    def hit(h: Hit) -> dict[str, Any]:
         return {"server": h.tool.server, "name": h.tool.name, "call_name": h.call_name, "score": round(h.score, 6),
                 "confidence": None if h.confidence is None else round(h.confidence, 4), "tier": h.tier,
                 "need": h.need, "signature": h.signature}

@@ -8,16 +8,20 @@ import logging
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 if sys.version_info < (3, 11):  # anyio's own dependency on older Pythons
     from exceptiongroup import BaseExceptionGroup
+
+if TYPE_CHECKING:
+    from opentelemetry.sdk.trace import TracerProvider  # the [otel] extra; imported when --otlp-endpoint is used
 
 __all__ = ["register"]
 
 log = logging.getLogger("votr_mcp.serve")
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "serve",
         help="run the MCP server: search_tools + call_tool over your MCP servers",
@@ -110,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _tracing(flag: str | None) -> object | None:
+def _tracing(flag: str | None) -> TracerProvider | None:
     """The tracer provider exporting to ``--otlp-endpoint`` (or $OTEL_EXPORTER_OTLP_ENDPOINT), or None."""
     from votr_mcp.errors import ConfigError
     from votr_mcp.server.tracing import configure_otlp

@@ -130,14 +130,15 @@ def build_units(rows: Sequence[QueryRow]) -> list[Unit]:
     units: list[Unit] = []
     done: set[str] = set()
     for row in rows:
-        members = chains.get(row.chain) if row.chain is not None else None
-        if members is not None and len({m.query for m in members}) == 1:
-            if row.chain in done:
+        chain = row.chain
+        members = chains.get(chain) if chain is not None else None
+        if chain is not None and members is not None and len({m.query for m in members}) == 1:
+            if chain in done:
                 continue
-            done.add(row.chain)
+            done.add(chain)
             ordered = sorted(members, key=lambda m: (m.step is None, m.step or 0))
             units.append(Unit(
-                id=row.chain, query=row.query, kind=row.kind,
+                id=chain, query=row.query, kind=row.kind,
                 steps=distinct_steps(m.gold for m in ordered),
                 groups=groups_of(row, whole_task=True), whole_task=True, chain=row.chain,
                 rows=len(members), server_intent=row.server_intent, tool_intent=row.tool_intent,

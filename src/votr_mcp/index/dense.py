@@ -69,7 +69,7 @@ def l2_normalise(matrix: NDArray[np.floating[Any]]) -> NDArray[np.float32]:
     """Rows scaled to unit length (zero rows stay zero)."""
     m = np.asarray(matrix, dtype=np.float32)
     norms = np.linalg.norm(m, axis=-1, keepdims=True)
-    return m / np.where(norms == 0, 1.0, norms)
+    return m / np.where(norms == 0, np.float32(1.0), norms)
 
 
 class MiniLMEmbedder:

@@ -89,8 +89,8 @@ class SpladeEncoder:
                 self._head = {
                     "dense": np.ascontiguousarray(head["cls.predictions.transform.dense.weight"].T),
                     "dense_b": head["cls.predictions.transform.dense.bias"],
-                    "ln_g": head.get("cls.predictions.transform.LayerNorm.gamma", head.get("cls.predictions.transform.LayerNorm.weight")),
-                    "ln_b": head.get("cls.predictions.transform.LayerNorm.beta", head.get("cls.predictions.transform.LayerNorm.bias")),
+                    "ln_g": _one_of(head, "cls.predictions.transform.LayerNorm.gamma", "cls.predictions.transform.LayerNorm.weight"),
+                    "ln_b": _one_of(head, "cls.predictions.transform.LayerNorm.beta", "cls.predictions.transform.LayerNorm.bias"),
                     "decoder": np.ascontiguousarray(bert.word.T),
                     "decoder_b": head["cls.predictions.bias"],
                 }
@@ -156,6 +156,14 @@ class SpladeEncoder:
             for j, i in enumerate(chunk):
                 rows[i] = sparse.csr_matrix(dense[j])
         return sparse.vstack([rows[i] for i in range(len(texts))], format="csr").astype(np.float32)
+
+
+def _one_of(head: dict[str, NDArray[np.float32]], *names: str) -> NDArray[np.float32]:
+    """The first of ``names`` in ``head``: checkpoints name the LayerNorm weights gamma/beta or weight/bias."""
+    for name in names:
+        if name in head:
+            return head[name]
+    raise KeyError(" or ".join(names))
 
 
 def pack(row: sparse.csr_matrix, terms: int = DOC_TERMS) -> NDArray[np.float32]:

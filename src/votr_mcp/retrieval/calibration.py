@@ -262,16 +262,16 @@ def fit_logistic(x: NDArray[np.floating], y: NDArray[np.floating], weights: NDAr
     cosine features are collinear; unconstrained, one refit gave top cosine a negative weight, so a
     query matching one tool strongly and nothing else would have been refused.)
     """
-    x = np.asarray(x, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
-    w = np.ones(len(y)) if weights is None else np.asarray(weights, dtype=np.float64)
-    active = list(range(x.shape[1]))
+    xs = np.asarray(x, dtype=np.float64)
+    ys = np.asarray(y, dtype=np.float64)
+    w = np.ones(len(ys)) if weights is None else np.asarray(weights, dtype=np.float64)
+    active = list(range(xs.shape[1]))
     while True:
-        beta = _irls(x[:, active], y, w, l2, iterations)
+        beta = _irls(xs[:, active], ys, w, l2, iterations)
         if not nonnegative or not active or float(beta[1:].min()) >= 0:
             break
         active.pop(int(np.argmin(beta[1:])))
-    full = np.zeros(x.shape[1] + 1)
+    full = np.zeros(xs.shape[1] + 1)
     full[0] = beta[0]
     full[[1 + j for j in active]] = beta[1:]
     return full

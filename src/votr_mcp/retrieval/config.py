@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import fields, replace
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import ConfigDict, ValidationError
 from pydantic.dataclasses import dataclass
@@ -109,7 +109,8 @@ class RetrievalConfig:
         """This config with one stage switched off (for "full minus stage" ablations)."""
         if stage not in STAGES:
             raise ValueError(f"unknown stage '{stage}'; choose one of {', '.join(STAGES)}")
-        return replace(self, **{stage: False})
+        off: dict[str, Any] = {stage: False}  # the field is named at run time, so no per-field type to check here
+        return replace(self, **off)
 
     def with_(self, **changes: object) -> RetrievalConfig:
         """This config with some fields changed (values are checked and read as the field's type);

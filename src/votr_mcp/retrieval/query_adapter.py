@@ -50,7 +50,8 @@ def fold_of(text: str, folds: int = FOLDS) -> int:
 class Adapts(Protocol):
     """What the pipeline calls on each query vector."""
 
-    model_id: str
+    @property
+    def model_id(self) -> str: ...  # read only: the adapters are frozen dataclasses
 
     def adapt(self, text: str, vector: NDArray[np.float32]) -> NDArray[np.float32]: ...
 
@@ -93,7 +94,9 @@ class QueryAdapter:
             arrays[f"u{f}"], arrays[f"v{f}"] = part.u, part.v
         meta = json.dumps({"model_id": self.model_id, "source": self.source, "folds": len(self.held_out)})
         buffer = io.BytesIO()
-        np.savez_compressed(buffer, meta=np.array(meta), **arrays)
+        # No object arrays here, so no pickling (load() refuses it too); naming allow_pickle also keeps
+        # **arrays from standing for that keyword.
+        np.savez_compressed(buffer, allow_pickle=False, meta=np.array(meta), **arrays)
         Path(path).write_bytes(buffer.getvalue())
 
     @classmethod

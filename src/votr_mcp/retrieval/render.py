@@ -68,8 +68,10 @@ def signature(tool: Tool) -> str:
     ``required`` that are not strings are ignored.
     """
     schema = tool.input_schema if isinstance(tool.input_schema, Mapping) else {}
-    props = schema.get("properties") if isinstance(schema.get("properties"), Mapping) else {}
-    listed = schema.get("required") if isinstance(schema.get("required"), list) else []
+    props = schema.get("properties")
+    props = props if isinstance(props, Mapping) else {}
+    listed = schema.get("required")
+    listed = listed if isinstance(listed, list) else []
     required = {p for p in listed if isinstance(p, str)}
     names = sorted(props, key=lambda p: (p not in required,))  # required first, order kept otherwise
     params = [f"{p}{'' if p in required else '?'}: {schema_type(props[p])}" for p in names[:_MAX_PARAMS]]

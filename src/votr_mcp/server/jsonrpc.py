@@ -94,7 +94,7 @@ def _is_id(value: Any) -> bool:
 
 
 def _mentions_id(line: str | bytes) -> bool:
-    if (b'"id"' if isinstance(line, bytes) else '"id"') not in line:
+    if not (b'"id"' in line if isinstance(line, bytes) else '"id"' in line):
         return False
     try:
         value = json.loads(line)

@@ -113,16 +113,16 @@ class ObservedUpstreams:
         return bool(self._inner.configured(server))
 
     def unavailable(self, server: str) -> str | None:
-        return self._inner.unavailable(server)  # type: ignore[no-any-return]
+        return self._inner.unavailable(server)
 
     def statuses(self) -> Mapping[str, Any]:
-        return self._inner.statuses()  # type: ignore[no-any-return]
+        return self._inner.statuses()
 
     async def call(self, server: str, tool: str, arguments: dict[str, Any]) -> types.CallToolResult:
         started = time.perf_counter()
         seen = _CURRENT.get()
         try:
-            return await self._inner.call(server, tool, arguments)  # type: ignore[no-any-return]
+            return await self._inner.call(server, tool, arguments)
         except UpstreamTimeout:
             if seen is not None:
                 seen.upstream = "timeout"

@@ -170,7 +170,7 @@ class Observer:
     def timeline(self, minutes: int = 60) -> list[tuple[int, int, int, int]]:
         """(minute, searches, abstained, hits) for the last ``minutes`` minutes, oldest first, zeros included."""
         end = int(self.clock() // 60)
-        return [(m, *self._minutes.get(m, (0, 0, 0))) for m in range(end - minutes + 1, end + 1)]  # type: ignore[misc]
+        return [(m, *self._minutes.get(m, (0, 0, 0))) for m in range(end - minutes + 1, end + 1)]
 
     def hourly(self, hours: int = 24) -> list[tuple[int, int, int, int]]:
         """(hour, searches, abstained, hits) for the last ``hours`` hours, summed from the minutes kept."""

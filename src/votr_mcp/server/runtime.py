@@ -188,7 +188,7 @@ async def _prepare(options: ServeOptions, stack: AsyncExitStack, sessions: Sessi
     """Build the hub; return it with a coroutine function that finishes start-up in the background."""
     if options.config_path is None:
         return await _prepare_catalog(options, stack, sessions, change_control)
-    return await _prepare_upstreams(options, stack, sessions, change_control)
+    return await _prepare_upstreams(options, options.config_path, stack, sessions, change_control)
 
 
 async def _prepare_catalog(options: ServeOptions, stack: AsyncExitStack, sessions: SessionHooks, change_control: ChangeControl) -> tuple[Hub, Any]:
@@ -299,21 +299,22 @@ async def _learning(options: ServeOptions, store: Any, stack: AsyncExitStack, co
     return learning
 
 
-async def _prepare_upstreams(options: ServeOptions, stack: AsyncExitStack, sessions: SessionHooks, change_control: ChangeControl) -> tuple[Hub, Any]:
+async def _prepare_upstreams(options: ServeOptions, config_path: Path, stack: AsyncExitStack, sessions: SessionHooks,
+                             change_control: ChangeControl) -> tuple[Hub, Any]:
     from votr_mcp.config import MAX_NESTING, NESTING_ENV, UpstreamsConfig, load_upstreams, nesting
     from votr_mcp.upstream import Upstreams
 
-    config = load_upstreams(options.config_path)
+    config = load_upstreams(config_path)
     for problem in config.problems:
         log.warning("config: %s", problem)
     depth = nesting()
     if depth >= MAX_NESTING and config.enabled:
         log.error("this votr-mcp was started by %d others in a chain (%s=%d): it starts none of the %d upstreams of %s, "
                   "since a config that launches votr-mcp would otherwise start it again without end",
-                  depth, NESTING_ENV, depth, len(config.enabled), options.config_path)
+                  depth, NESTING_ENV, depth, len(config.enabled), config_path)
         config = UpstreamsConfig((), config.problems, config.source)
     if not config.enabled:
-        log.warning("%s configures no enabled upstream server; search has nothing to find", options.config_path)
+        log.warning("%s configures no enabled upstream server; search has nothing to find", config_path)
     configured = {entry.name for entry in config.enabled}
     trust = {entry.name: entry.trust for entry in config.enabled}
     store = await _open_store(options, stack)
@@ -456,7 +457,7 @@ class _UpstreamsView:
         return entry is not None and not entry.disabled
 
     def statuses(self) -> Mapping[str, Any]:
-        return self._upstreams.statuses()  # type: ignore[no-any-return]
+        return self._upstreams.statuses()
 
     def unavailable(self, server: str) -> str | None:
         if self._upstreams.available(server):

@@ -32,7 +32,7 @@ from typing import Any
 import anyio
 import anyio.to_thread
 import jsonschema
-import re2  # type: ignore[import-untyped]
+import re2
 from jsonschema.exceptions import SchemaError, ValidationError, best_match
 from jsonschema.protocols import Validator
 from mcp.server.mcpserver.exceptions import ToolError
@@ -170,7 +170,7 @@ def _checker_class(base: type[Validator], *, skip_unevaluated: bool) -> type[Val
     if skip_unevaluated and "unevaluatedProperties" in keywords:
         # jsonschema's unevaluatedProperties matches patternProperties with Python's re.
         keywords["unevaluatedProperties"] = _not_checked
-    return jsonschema.validators.extend(base, {name: _bounded(fn) for name, fn in keywords.items()})  # type: ignore[no-any-return]
+    return jsonschema.validators.extend(base, {name: _bounded(fn) for name, fn in keywords.items()})
 
 
 def _bounded(keyword: Callable[..., Any]) -> Callable[..., Any]:

@@ -160,7 +160,7 @@ class RedisSessions:
                     value = json.loads(raw) if raw is not None else None
                     session = load_session(value["session"], self.settings, self._clock, self.policy) if value else None
                     now = self._clock()
-                    if session is None or now - session.created > self.settings.max_age_seconds:
+                    if value is None or session is None or now - session.created > self.settings.max_age_seconds:
                         raise _unknown(self.settings)
                     result = change(session, value.get("owner"))
                     value["session"] = dump_session(session)
