@@ -117,8 +117,8 @@ class UpstreamConfig:
     pinned: tuple[str, ...] = ()
     polling: tuple[str, ...] = ()
     loop_hints: Mapping[str, str] = field(default_factory=dict)
-    # Issue 18: example requests per tool (they join what votr learns from use), the server's
-    # categories (search_tools' 'categories' filter) and a one-line workflow hint per tool.
+    # Example requests per tool (they join what votr learns from use, votr_mcp.learning), the
+    # server's categories (search_tools' 'categories' filter) and a one-line workflow hint per tool.
     examples: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     categories: tuple[str, ...] = ()
     hints: Mapping[str, str] = field(default_factory=dict)

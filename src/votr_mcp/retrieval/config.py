@@ -126,7 +126,7 @@ class RetrievalConfig:
 
 
 def naive_hybrid() -> RetrievalConfig:
-    """The baseline issue 3 measures against: BM25 + TF-IDF + flat MiniLM fused by RRF, nothing after."""
+    """The naive hybrid every evaluation measures against: BM25 + TF-IDF + flat MiniLM fused by RRF, nothing after."""
     return RetrievalConfig(multilingual=False, splade=False, exact_names=False, tool2vec=False, rerank=False, dice=False, intent=False,
                            decompose=False, adaptive_k=False, query_adapter=False, fusion="rrf",
                            rrf_k=60, depth=50, w_sparse=0.35, lexical_trust=0.0)

@@ -1,4 +1,4 @@
-"""The seams where sessions (issue 5) and the persistent registry (issue 6) plug into the server.
+"""The seams where sessions (:mod:`votr_mcp.session`) and the store's change control (:mod:`votr_mcp.store`) plug into the server.
 
 The server calls these at fixed points of every request; the defaults do nothing, so the
 server works on its own. Nothing here imports ``mcp``: an implementation can live in

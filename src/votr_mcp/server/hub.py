@@ -49,7 +49,7 @@ MAX_RESULTS_CAP = 20
 
 
 class Upstreams(Protocol):
-    """What the server needs from the upstream connections (S1's pool)."""
+    """What the server needs from the upstream connections (:mod:`votr_mcp.upstream`'s pool)."""
 
     def configured(self, server: str) -> bool:
         """Whether ``server`` is in the upstream config at all."""

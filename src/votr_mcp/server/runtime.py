@@ -446,7 +446,7 @@ def _with_embedder(searcher: Searcher, embedder: Embedder) -> Searcher:
 
 
 class _UpstreamsView:
-    """Adapts S1's ``Upstreams`` to what the hub asks: configured? available? call."""
+    """Adapts the upstream pool (:class:`votr_mcp.upstream.Upstreams`) to what the hub asks: configured? available? call."""
 
     def __init__(self, upstreams: Any, config: Any) -> None:
         self._upstreams = upstreams

@@ -1,4 +1,4 @@
-"""Embedding vectors in the store: R1's ``EmbeddingCache`` protocol over SQLite + sqlite-vec.
+"""Embedding vectors in the store: the ``EmbeddingCache`` protocol (:mod:`votr_mcp.index.dense`) over SQLite + sqlite-vec.
 
 Vectors are keyed by (model id, text hash): the SHA-256 of the exact text the model read
 (``votr_mcp.index.dense.text_hash``), so an unchanged tool is never re-embedded and a
