@@ -101,8 +101,8 @@ async def bench_calls(calls: int, data_home: str, workdir: Path) -> dict[str, An
     """The same echo call directly, through the upstream pool in process, and through votr-mcp, in turn."""
     from upstream_servers import servers_config, stdio_parameters, write_config
 
-    from votr_mcp.config import parse_upstreams
     from votr_mcp.upstream import Upstreams
+    from votr_mcp.upstream.config import parse_upstreams
 
     config = servers_config(workdir, ["everything"])
     entry = config["mcpServers"]["everything"]

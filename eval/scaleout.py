@@ -114,9 +114,9 @@ def seed(store_url: str, config: Path) -> None:
     import anyio
 
     from votr_mcp.catalog import Catalog
-    from votr_mcp.config import load_upstreams
     from votr_mcp.store.postgres import PgStore
     from votr_mcp.upstream import harvest
+    from votr_mcp.upstream.config import load_upstreams
 
     result = anyio.run(lambda: harvest(load_upstreams(config, os.environ), timeout=30, errlog=sys.stderr))
     tools = list(result.tools)

@@ -23,7 +23,7 @@ from ._proxy import call, fault_entry, leftover, proxy, text, wait_ready
 
 NAMES = [f"env{i}" for i in range(4)]
 OWNER = "env0"
-NESTING = "VOTR_MCP_DEPTH"  # votr-mcp's own marker against launching itself (src/votr_mcp/config.py)
+NESTING = "VOTR_MCP_DEPTH"  # votr-mcp's own marker against launching itself (src/votr_mcp/upstream/config.py)
 # Set by the child Python itself when the locale is C (PEP 538), not passed by votr-mcp.
 SELF_SET = {"LC_CTYPE"}
 

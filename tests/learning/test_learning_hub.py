@@ -10,7 +10,7 @@ import mcp_types as types
 import pytest
 
 from votr_mcp.catalog import load_catalog
-from votr_mcp.catalog.registry import default_registry_path
+from votr_mcp.catalog.embedded import default_registry_path
 from votr_mcp.learning import Learning
 from votr_mcp.retrieval.pipeline import Retriever
 from votr_mcp.server.hub import Hub

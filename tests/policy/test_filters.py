@@ -7,7 +7,7 @@ import pytest
 from mcp.server.mcpserver.exceptions import ToolError
 
 from votr_mcp.catalog import load_catalog
-from votr_mcp.catalog.registry import default_registry_path
+from votr_mcp.catalog.embedded import default_registry_path
 from votr_mcp.policy import Governance
 from votr_mcp.retrieval.pipeline import Retriever
 from votr_mcp.server.hub import Hub

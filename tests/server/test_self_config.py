@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from votr_mcp.config import MAX_NESTING
+from votr_mcp.upstream.config import MAX_NESTING
 
 pytestmark = pytest.mark.slow
 

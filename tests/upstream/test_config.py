@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from votr_mcp.config import DEFAULT_TIMEOUT, load_upstreams, parse_upstreams
 from votr_mcp.errors import ConfigError
+from votr_mcp.upstream.config import DEFAULT_TIMEOUT, load_upstreams, parse_upstreams
 
 
 def test_a_claude_desktop_config_loads_with_its_other_keys_ignored(tmp_path: Path) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from votr_mcp.config import load_upstreams
+from votr_mcp.upstream.config import load_upstreams
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "upstreams.json"
 

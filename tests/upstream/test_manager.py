@@ -8,9 +8,9 @@ import sys
 import anyio
 import pytest
 
-from votr_mcp.config import parse_upstreams
 from votr_mcp.errors import UpstreamError
 from votr_mcp.upstream import Upstreams, harvest
+from votr_mcp.upstream.config import parse_upstreams
 
 pytestmark = pytest.mark.anyio
 

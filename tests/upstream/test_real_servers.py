@@ -10,8 +10,8 @@ import pytest
 from toy_upstreams import session_members, wait_gone
 from upstream_servers import SERVERS_DIR, require_servers
 
-from votr_mcp.config import parse_upstreams
 from votr_mcp.upstream import Upstreams, harvest
+from votr_mcp.upstream.config import parse_upstreams
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 

@@ -11,9 +11,9 @@ import anyio.abc
 import pytest
 from toy_upstreams import FAST, TOY
 
-from votr_mcp.config import parse_upstreams
 from votr_mcp.errors import UpstreamError, UpstreamTimeout
 from votr_mcp.upstream import Upstreams, UpstreamStatus
+from votr_mcp.upstream.config import parse_upstreams
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]  # each test starts real server processes
 

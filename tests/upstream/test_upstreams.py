@@ -13,9 +13,9 @@ import pytest
 from toy_upstreams import FAST, toy, toy_entry, wait_gone
 
 from votr_mcp.catalog import Tool
-from votr_mcp.config import parse_upstreams
 from votr_mcp.errors import UpstreamError, UpstreamTimeout
 from votr_mcp.upstream import Backoff, Upstreams, UpstreamStatus, kill_all_process_groups
+from votr_mcp.upstream.config import parse_upstreams
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]  # each test starts real server processes
 

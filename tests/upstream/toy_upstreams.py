@@ -11,8 +11,8 @@ from typing import Any
 
 import anyio
 
-from votr_mcp.config import UpstreamConfig, parse_upstreams
 from votr_mcp.upstream import Backoff
+from votr_mcp.upstream.config import UpstreamConfig, parse_upstreams
 
 TOY = Path(__file__).resolve().parent / "toy_server.py"
 

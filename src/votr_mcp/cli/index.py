@@ -132,9 +132,9 @@ def harvest_config(path: Path, timeout: float | None, *, failed_note: str) -> tu
     import anyio
 
     from votr_mcp.catalog import Catalog
-    from votr_mcp.config import load_upstreams
     from votr_mcp.errors import ConfigError
     from votr_mcp.upstream import harvest
+    from votr_mcp.upstream.config import load_upstreams
 
     config = load_upstreams(path, os.environ)
     for problem in config.problems:

@@ -41,8 +41,8 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     import anyio
 
-    from votr_mcp.config import load_upstreams
     from votr_mcp.upstream import harvest
+    from votr_mcp.upstream.config import load_upstreams
 
     config = load_upstreams(args.config, os.environ)
     result = anyio.run(lambda: harvest(config, timeout=args.timeout, errlog=sys.stderr))

@@ -24,7 +24,7 @@ log = logging.getLogger(__name__)
 @cache
 def known_examples() -> Mapping[tuple[str, str], tuple[str, ...]]:
     """(tool name, stripped description) -> examples, from the embedded registry (empty without it)."""
-    from votr_mcp.catalog.registry import default_registry_path
+    from votr_mcp.catalog.embedded import default_registry_path
     from votr_mcp.errors import CatalogError
 
     try:

@@ -301,8 +301,8 @@ async def _learning(options: ServeOptions, store: Any, stack: AsyncExitStack, co
 
 async def _prepare_upstreams(options: ServeOptions, config_path: Path, stack: AsyncExitStack, sessions: SessionHooks,
                              change_control: ChangeControl) -> tuple[Hub, Any]:
-    from votr_mcp.config import MAX_NESTING, NESTING_ENV, UpstreamsConfig, load_upstreams, nesting
     from votr_mcp.upstream import Upstreams
+    from votr_mcp.upstream.config import MAX_NESTING, NESTING_ENV, UpstreamsConfig, load_upstreams, nesting
 
     config = load_upstreams(config_path)
     for problem in config.problems:

@@ -32,12 +32,12 @@ from pydantic import ValidationError
 
 from votr_mcp import __version__
 from votr_mcp.catalog import Tool, content_hash, tool_from_mapping
-from votr_mcp.config import UpstreamConfig
 from votr_mcp.errors import UpstreamError, UpstreamTimeout
 from votr_mcp.upstream._failures import describe_failure
 from votr_mcp.upstream._status import Backoff, State, UpstreamStatus
 from votr_mcp.upstream._stdio import ChildProcess
 from votr_mcp.upstream._transport import open_transport
+from votr_mcp.upstream.config import UpstreamConfig
 
 __all__ = ["Upstream", "ToolsCallback", "StatusCallback"]
 

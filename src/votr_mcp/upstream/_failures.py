@@ -7,8 +7,8 @@ from collections.abc import Iterator
 import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
-from votr_mcp.config import UpstreamConfig
 from votr_mcp.errors import UpstreamError
+from votr_mcp.upstream.config import UpstreamConfig
 
 __all__ = ["describe_failure"]
 

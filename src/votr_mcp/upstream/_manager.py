@@ -13,10 +13,10 @@ import anyio
 import mcp_types as types
 
 from votr_mcp.catalog import Tool
-from votr_mcp.config import UpstreamConfig, UpstreamsConfig
 from votr_mcp.errors import UpstreamError
 from votr_mcp.upstream._connection import StatusCallback, ToolsCallback, Upstream
 from votr_mcp.upstream._status import Backoff, UpstreamStatus
+from votr_mcp.upstream.config import UpstreamConfig, UpstreamsConfig
 
 __all__ = ["HarvestResult", "Upstreams", "harvest"]
 

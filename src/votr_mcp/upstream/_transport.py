@@ -20,8 +20,8 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.message import SessionMessage
 
-from votr_mcp.config import NESTING_ENV, UpstreamConfig, nesting
 from votr_mcp.upstream._stdio import ChildProcess, open_stdio
+from votr_mcp.upstream.config import NESTING_ENV, UpstreamConfig, nesting
 
 __all__ = ["open_transport"]
 
