@@ -13,7 +13,7 @@ import pytest
 
 import upstream_servers as us
 from votr_mcp.catalog import call_names, load_catalog
-from votr_mcp.catalog.registry import default_registry_path
+from votr_mcp.catalog.embedded import default_registry_path
 
 REGISTRY = Path(__file__).resolve().parents[2] / "registry"
 
