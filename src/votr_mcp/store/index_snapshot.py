@@ -20,6 +20,7 @@ not load is ignored and rebuilt, never trusted.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import logging
@@ -40,7 +41,7 @@ _ALLOWED_ROOTS = ("votr_mcp", "numpy", "scipy", "collections", "builtins", "copy
 _FUNCTIONS = {("numpy._core.multiarray", "_reconstruct"), ("numpy.core.multiarray", "_reconstruct"),
               ("numpy._core.multiarray", "scalar"), ("numpy.core.multiarray", "scalar"),
               ("numpy._core.numeric", "_frombuffer"), ("numpy.core.numeric", "_frombuffer"),
-              ("copyreg", "_reconstructor"), ("re", "_compile")}
+              ("copyreg", "_reconstructor"), ("re", "_compile"), ("votr_mcp.store.index_snapshot", "_restore")}
 _digest: str | None = None
 
 
@@ -85,7 +86,7 @@ def save_index(retriever: Any, path: Path, token: str) -> None:
     with os.fdopen(fd, "wb") as out:
         out.write(_MAGIC)
         out.write(header)
-        pickle.dump(state, out, protocol=5)
+        _Pickler(out, protocol=5).dump(state)
     os.replace(temporary, path)
 
 
@@ -126,6 +127,35 @@ def attach_models(retriever: Any, embedder: Any, cache: Any) -> Any:
     full.__dict__.update(vars(retriever))
     full.__dict__.update(embedder=embedder, cache=cache)
     return full
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _fields_of(cls: type) -> tuple[str, ...]:
+    names = _FIELDS.get(cls)
+    if names is None:
+        names = _FIELDS[cls] = tuple(f.name for f in dataclasses.fields(cls))  # type: ignore[arg-type]
+    return names
+
+
+def _restore(cls: type, values: tuple[Any, ...]) -> Any:
+    """A slotted dataclass from its field values (what pickle's default does, without a fields() call each)."""
+    obj = object.__new__(cls)
+    for name, value in zip(_fields_of(cls), values):
+        object.__setattr__(obj, name, value)
+    return obj
+
+
+class _Pickler(pickle.Pickler):
+    """Pickles slotted dataclasses (100k tools and their features) as field tuples: pickle's own
+    ``__setstate__`` for them calls ``dataclasses.fields`` per object, a third of the load time."""
+
+    def reducer_override(self, obj: Any) -> Any:
+        cls = type(obj)
+        if dataclasses.is_dataclass(cls) and hasattr(cls, "__slots__"):
+            return _restore, (cls, tuple(getattr(obj, name) for name in _fields_of(cls)))
+        return NotImplemented
 
 
 class _Unpickler(pickle.Unpickler):
