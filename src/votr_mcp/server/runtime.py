@@ -390,6 +390,9 @@ async def _load_dense(hub: Hub) -> None:
 
         ready = await hub.index.update(attach)
         log.info("dense retrieval ready")
+        from votr_mcp.store.index_snapshot import settle
+
+        settle()  # the index outlives everything: keep the collector from walking it during searches
         if stored is not None and stored.loaded is None:
             await anyio.to_thread.run_sync(stored.save, ready.searcher)
     except Exception:  # noqa: BLE001 - lexical search still works; say why dense did not come
