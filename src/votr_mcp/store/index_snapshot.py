@@ -20,6 +20,7 @@ not load is ignored and rebuilt, never trusted.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import gc
 import hashlib
@@ -27,12 +28,13 @@ import json
 import logging
 import os
 import pickle
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import votr_mcp
 
-__all__ = ["catalog_token", "code_digest", "load_index", "save_index", "lexical_part", "attach_models", "settle"]
+__all__ = ["catalog_token", "code_digest", "load_index", "save_index", "lexical_part", "attach_models", "paused_gc", "settle"]
 
 log = logging.getLogger(__name__)
 
@@ -102,15 +104,8 @@ def load_index(path: Path, token: str, model_id: str | None) -> Any | None:
             header = json.loads(file.readline())
             if header.get("fingerprint") != _fingerprint(token, model_id):
                 return None
-            # Millions of small objects (every tool's schema): with the cyclic collector running,
-            # its passes over them took most of the load (8 s of 10 at 100k tools; 2 s without).
-            collecting = gc.isenabled()
-            gc.disable()
-            try:
+            with paused_gc():
                 state = _Unpickler(file).load()
-            finally:
-                if collecting:
-                    gc.enable()
     except FileNotFoundError:
         return None
     except Exception as exc:  # noqa: BLE001 - a damaged or foreign file is rebuilt, never trusted
@@ -165,6 +160,20 @@ class _Pickler(pickle.Pickler):
         if dataclasses.is_dataclass(cls) and hasattr(cls, "__slots__"):
             return _restore, (cls, tuple(getattr(obj, name) for name in _fields_of(cls)))
         return NotImplemented
+
+
+@contextlib.contextmanager
+def paused_gc() -> Iterator[None]:
+    """The cyclic collector paused while millions of long-lived objects are made (every tool's
+    schema, when a catalog of 100k tools is read or loaded): its passes over them took most of
+    the time (index load 8 s of 10; reading the catalog from the store 4.5 s of it, 1.7 s paused)."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def settle() -> None:
