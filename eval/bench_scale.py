@@ -146,7 +146,13 @@ def measure(size: int, path: Path, n_queries: int, launched: float, *, rebuild: 
         snapshot_path(store).unlink(missing_ok=True)
     embedder = default_embedder()
     stored = StoredIndex.open(store, embedder.model_id)
-    catalog = stored.loaded.catalog if stored.loaded is not None else store.registry.catalog(include_held=True)
+    if stored.loaded is not None:
+        catalog = stored.loaded.catalog
+    else:
+        from votr_mcp.store.index_snapshot import paused_gc
+
+        with paused_gc():  # as serve reads it
+            catalog = store.registry.catalog(include_held=True)
     step("store open + catalog" if stored.loaded is None else "store open + index snapshot")
     embedder.encode(["warm up"])
     if embedder.sparse is not None:
