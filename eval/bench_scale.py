@@ -146,7 +146,13 @@ def measure(size: int, path: Path, n_queries: int, launched: float, *, rebuild: 
         snapshot_path(store).unlink(missing_ok=True)
     embedder = default_embedder()
     stored = StoredIndex.open(store, embedder.model_id)
-    catalog = stored.loaded.catalog if stored.loaded is not None else store.registry.catalog(include_held=True)
+    if stored.loaded is not None:
+        catalog = stored.loaded.catalog
+    else:
+        from votr_mcp.store.index_snapshot import paused_gc
+
+        with paused_gc():  # as serve reads it
+            catalog = store.registry.catalog(include_held=True)
     step("store open + catalog" if stored.loaded is None else "store open + index snapshot")
     embedder.encode(["warm up"])
     if embedder.sparse is not None:
@@ -167,6 +173,9 @@ def measure(size: int, path: Path, n_queries: int, launched: float, *, rebuild: 
     first = retriever.search(queries[0])
     step("first search")
     restart_s = time.time() - launched
+    from votr_mcp.store.index_snapshot import settle
+
+    settle()  # as serve does once its dense index is ready
     if rebuild:
         cpu_s = time.process_time()
         stored.save(retriever)
@@ -183,6 +192,11 @@ def measure(size: int, path: Path, n_queries: int, launched: float, *, rebuild: 
         cpu.append((time.process_time() - c) * 1000)
     rss, peak = _memory_mb()
     change = _one_change(store, catalog, retriever, embedder)
+    # The change was undone, but the store's catalog state moved on: save the index (of the same
+    # tools) under the new state, so the next run's restart loads it again.
+    from votr_mcp.store.index_snapshot import catalog_token
+
+    StoredIndex(store, stored.path, catalog_token(store), None).save(retriever)
     store.close()
     return {
         "tools": len(catalog), "servers": len(catalog.servers), "queries": len(queries),
@@ -190,7 +204,8 @@ def measure(size: int, path: Path, n_queries: int, launched: float, *, rebuild: 
         "p50_ms": round(_percentile(times, 50), 1), "p95_ms": round(_percentile(times, 95), 1),
         "p99_ms": round(_percentile(times, 99), 1), "rss_mb": round(rss), "peak_rss_mb": round(peak),
         "p50_cpu_ms": round(_percentile(cpu, 50), 1), "p95_cpu_ms": round(_percentile(cpu, 95), 1),
-        "restart_s": round(restart_s, 2), "restart_cpu_s": round(restart_cpu_s, 2), "restart_steps_s": steps, **change,
+        "restart_s": round(restart_s, 2), "restart_cpu_s": round(restart_cpu_s, 2), "restart_steps_s": steps,
+        "restart_loaded_snapshot": stored.loaded is not None, **change,
         "load_average_1min": os.getloadavg()[0],
     }
 
@@ -209,13 +224,17 @@ def measure_lexical(path: Path, launched: float, *, snapshot: bool) -> dict[str,
 
     with Store.open(path) as store:
         stored = StoredIndex.open(store, default_embedder().model_id) if snapshot else None
-        if stored is not None and stored.loaded is not None:
+        used = stored is not None and stored.loaded is not None
+        if used:
             retriever = stored.lexical()
         else:
             retriever = Retriever.build(store.registry.catalog(include_held=True))
         retriever.search(dev_queries(retriever.catalog, limit=1)[0])
     key = "first_answer_lexical_snapshot" if snapshot else "first_answer_lexical_rebuild"
-    return {f"{key}_s": round(time.time() - launched, 2), f"{key}_cpu_s": round(time.process_time(), 2)}
+    out = {f"{key}_s": round(time.time() - launched, 2), f"{key}_cpu_s": round(time.process_time(), 2)}
+    if snapshot:
+        out["first_answer_loaded_snapshot"] = used
+    return out
 
 
 def _one_change(store: Any, catalog: Any, retriever: Any, embedder: Any) -> dict[str, Any]:
@@ -257,11 +276,12 @@ def run(sizes: list[int], store_dir: Path, n_queries: int) -> dict[str, Any]:
             log(f"size {size}: cold index into {path} (vectors are committed as they come; a rerun resumes)")
             record = _child("build", str(size), str(path))
         log(f"size {size}: restart, {n_queries} searches, memory, one change")
-        rebuilt = _child("rebuild", str(size), str(path), str(n_queries))
+        rebuilt = _child("rebuild", str(size), str(path), str(n_queries))  # saves the snapshot the others load
+        first = _child("lexical-snapshot", str(size), str(path))
         result = _child("measure", str(size), str(path), str(n_queries))
         result.update(rebuilt)
+        result.update(first)
         result.update(_child("lexical", str(size), str(path)))
-        result.update(_child("lexical-snapshot", str(size), str(path)))
         side = path.with_suffix(".splade.json")  # SPLADE filled by a second process during the dense build
         extra = json.loads(side.read_text())["splade_side_s"] if side.is_file() else 0.0
         result["cold_index_s"] = round(record["cold_index_s"] + extra, 1)
@@ -318,6 +338,11 @@ def write_reports(results: dict[str, Any], command: str) -> None:
         "- **cold index**: seconds spent embedding the corpus from nothing with the three models, summed over",
         "  the build runs (a killed build resumes from its committed batches; at 100k SPLADE was filled by a",
         "  second process during the dense build, and its seconds are added).",
+        "- **vectors in memory, not pgvector**: each replica (and the PostgreSQL store too) reads the vectors",
+        "  into memory at start and searches them with numpy. Fusion reads every tool's cosine (rank fusion over",
+        "  whole rankings, the server-level score of every tool), which a KNN index (pgvector, sqlite-vec) does",
+        "  not return without changing results, and eval/KNN.md measured sqlite-vec's KNN well behind numpy at",
+        "  100k; the store keeps them only so that nothing is embedded twice.",
         "- **one-tool change**: a re-harvest of one server with one tool's description changed: recorded in the",
         "  store and its one new text embedded (store), then swapped into the retriever with the null requests",
         "  rescored (swap).",

@@ -210,7 +210,7 @@ async def _prepare_catalog(options: ServeOptions, stack: AsyncExitStack, session
         if stored is not None and stored.loaded is not None:
             catalog = stored.loaded.catalog  # what the store holds: the snapshot's fingerprint says so
         else:
-            catalog = await anyio.to_thread.run_sync(lambda: store.registry.catalog(include_held=True))
+            catalog = await anyio.to_thread.run_sync(_stored_catalog, store)
         source = f"the store {options.store_path}"
         if len(catalog) and isinstance(change_control, NoChangeControl):
             from votr_mcp.store import StoreChangeControl
@@ -252,7 +252,7 @@ async def _follow_store(hub: Hub, store: Any) -> None:
         if version == seen:
             continue
         seen = version
-        catalog = await anyio.to_thread.run_sync(lambda: store.registry.catalog(include_held=True))
+        catalog = await anyio.to_thread.run_sync(_stored_catalog, store)
         if list(catalog) != list(hub.index.current.catalog):
             log.info("the store changed: re-indexing %d tools", len(catalog))
             await hub.index.rebuild(catalog)
@@ -327,7 +327,7 @@ async def _prepare_upstreams(options: ServeOptions, config_path: Path, stack: As
     # once (marked unavailable until their server is up), instead of after the harvest.
     remembered = Catalog([])
     if store is not None:
-        stored = await anyio.to_thread.run_sync(lambda: store.registry.catalog(include_held=True))
+        stored = await anyio.to_thread.run_sync(_stored_catalog, store)
         remembered = Catalog(t for t in stored if t.server in configured)
     index = LiveIndex(remembered, build_searcher(remembered, cache=cache), reindex=reindex, patch=patch)
     hub = Hub(index, None, sessions, change_control, default_max_results=options.max_results, upstreams_started=anyio.Event())
@@ -424,6 +424,9 @@ async def _load_dense(hub: Hub) -> None:
 
         ready = await hub.index.update(attach)
         log.info("dense retrieval ready")
+        from votr_mcp.store.index_snapshot import settle
+
+        settle()  # the index outlives everything: keep the collector from walking it during searches
         if stored is not None and stored.loaded is None:
             await anyio.to_thread.run_sync(stored.save, ready.searcher)
     except Exception:
@@ -431,6 +434,14 @@ async def _load_dense(hub: Hub) -> None:
     finally:
         hub.dense_pending = False
         hub.dense_done.set()
+
+
+def _stored_catalog(store: Any) -> Catalog:
+    """Every tool the store holds (held ones too), read with the collector paused (100k tools)."""
+    from votr_mcp.store.index_snapshot import paused_gc
+
+    with paused_gc():
+        return store.registry.catalog(include_held=True)  # type: ignore[no-any-return]
 
 
 def _stored_index(store: Any) -> Any:
