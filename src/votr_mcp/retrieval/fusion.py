@@ -108,7 +108,9 @@ def fuse(text: str, vec: NDArray[np.float32] | None, lexical_index: LexicalIndex
     learned: NDArray[np.float64] | None = None
     if sparse_query is not None and dense is not None and dense.splade is not None:
         tools = dense.splade_compact if dense.splade_compact is not None else dense.splade
-        learned = np.asarray((tools @ sparse_query.T).toarray()).ravel().astype(np.float64)
+        # A sparse matrix times the query as a dense vector: the same scores as a sparse-by-sparse
+        # product, in half the time at 100k tools (eval/SCALE.md).
+        learned = np.asarray(tools @ sparse_query.toarray().ravel(), dtype=np.float64)
         if cfg.splade:
             add(learned, cfg.w_splade * trust, True)
     for h in hints:

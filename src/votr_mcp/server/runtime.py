@@ -441,7 +441,7 @@ def _stored_catalog(store: Any) -> Catalog:
     from votr_mcp.store.index_snapshot import paused_gc
 
     with paused_gc():
-        return store.registry.catalog(include_held=True)  # type: ignore[no-any-return]
+        return store.registry.catalog(include_held=True)
 
 
 def _stored_index(store: Any) -> Any:

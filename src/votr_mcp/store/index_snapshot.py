@@ -139,13 +139,13 @@ _FIELDS: dict[type, tuple[str, ...]] = {}
 def _fields_of(cls: type) -> tuple[str, ...]:
     names = _FIELDS.get(cls)
     if names is None:
-        names = _FIELDS[cls] = tuple(f.name for f in dataclasses.fields(cls))  # type: ignore[arg-type]
+        names = _FIELDS[cls] = tuple(f.name for f in dataclasses.fields(cls))
     return names
 
 
 def _restore(cls: type, values: tuple[Any, ...]) -> Any:
     """A slotted dataclass from its field values (what pickle's default does, without a fields() call each)."""
-    obj = object.__new__(cls)
+    obj: Any = object.__new__(cls)
     for name, value in zip(_fields_of(cls), values):
         object.__setattr__(obj, name, value)
     return obj
