@@ -18,6 +18,11 @@ import unicodedata
 __all__ = ["is_english"]
 
 _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
+_ENGLISH = frozenset("""
+the a an and or of to in on for with from by at is are was were be been it its this that these those
+what which who whom where when why how my your our their me you we they he she i please can could
+would should will do does did not no all any some each every there here than then also just
+""".split())
 # Frequent function words of each language, minus any that are also English words or common in
 # English requests ("a", "in", "die", "do", "me", "no", "per", "come", "van", "var", "os", "en").
 _OTHER = frozenset("""
@@ -31,18 +36,14 @@ il lo gli della delle dei degli di che con non una uno sono è sul sulla nel nel
 le hai questo questa quello quella quando perché anche ancora dammi
 da dos das uma não com para pelo pela meu minha meus minhas você é são está estão isso
 este esta aquilo onde quando como também ainda por favor
-het een ik je jij wij zij niet met voor op dat dit deze die zijn mijn wat waar hoe ook nog
+het een ik je jij wij zij niet met voor op dat dit deze zijn mijn wat waar hoe ook nog
 och att det som för med inte jag du vi ni min mitt mina är på av till hur vad också
 og ikke jeg er til på som med af for hvad hvor hvordan også
 się nie jest na z do że co jak czy mój moja moje ja ty tak dla przez od
 bir ve ile için bu şu ne nasıl nerede lütfen benim
 yang di dengan untuk itu tidak saya aku dari ke bisa tolong
-""".split())
-_ENGLISH = frozenset("""
-the a an and or of to in on for with from by at is are was were be been it its this that these those
-what which who whom where when why how my your our their me you we they he she i please can could
-would should will do does did not no all any some each every there here than then also just
-""".split())
+""".split()) - _ENGLISH - {"die"}
+
 _NON_LATIN = 0.3  # share of letters outside the Latin script above which a request is not English
 _SHORT = 8  # words: a request this short with one foreign function word and no English one is not English
 # URLs, e-mail addresses and paths carry words of no language ("example.de", "notas.txt").
