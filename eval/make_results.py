@@ -165,7 +165,8 @@ def check_calibration(bench: Path, cache: Path) -> dict[str, Any] | None:
                                          abstain_confidence=shipped.get("abstain_confidence", 0.0), limit=limit,
                                          out=Path(tmp) / "calibration.json", cache_dir=cache,
                                          k_datas=None if k_sets is None else [set_folder(bench, s) for s in k_sets])
-    differing = [k for k in fitted if k != "source" and fitted[k] != shipped.get(k)]
+    # Compared as JSON reads them back: a fitted tuple is the shipped file's list.
+    differing = [k for k in fitted if k != "source" and json.loads(json.dumps(fitted[k])) != shipped.get(k)]
     command = ("votr-mcp calibrate " + " ".join(f"--data {set_path_text(s)}" for s in sets)
                + (f" --limit {limit}" if limit else "")
                + "".join(f" --k-data {set_path_text(s)}" for s in k_sets or ())
