@@ -11,10 +11,9 @@ from votr_mcp.retrieval.calibration import (
     abstain_score,
     choose_k,
     confidences,
-    fit,
-    fit_logistic,
     lower_quantile,
 )
+from votr_mcp.retrieval.calibration_fit import fit, fit_logistic
 
 
 @dataclass
