@@ -16,13 +16,14 @@ from numpy.typing import NDArray
 from scipy import sparse as sp
 
 from votr_mcp.index.catalog_index import DenseIndex, LexicalIndex
-from votr_mcp.index.dense import l2_normalise
+from votr_mcp.index.dense import Embedder, JointEmbedder, l2_normalise
+from votr_mcp.index.text import query_dense_text
 from votr_mcp.index.tokenize import tokenize
 from votr_mcp.retrieval.config import RetrievalConfig
 from votr_mcp.retrieval.formulas import gap_normalised, rrf, top_k
 from votr_mcp.retrieval.language import is_english
 
-__all__ = ["Fused", "fuse", "fused_head", "whole_vector"]
+__all__ = ["Fused", "fuse", "fused_head", "sparse_queries", "whole_vector"]
 
 
 class Fused(NamedTuple):
@@ -154,3 +155,20 @@ def whole_vector(needs: Sequence[str], vectors: Mapping[str, NDArray[np.float32]
     weights = np.array([max(len(n.split()), 1) for n in needs], dtype=np.float32)
     mean = (np.stack([vectors[n] for n in needs]) * weights[:, None]).sum(axis=0)
     return l2_normalise(mean)
+
+
+def sparse_queries(embedder: Embedder | None, dense: DenseIndex | None, texts: Sequence[str]) -> dict[str, sp.csr_matrix]:
+    """The unit-length learned sparse vector of each text, in one encode call, when the index has
+    learned sparse tool vectors and the embedder a sparse encoder; empty otherwise."""
+    if dense is None or dense.splade is None or not texts:
+        return {}
+    if not isinstance(embedder, JointEmbedder) or embedder.sparse is None:
+        return {}
+    unique = list(dict.fromkeys(texts))
+    rows = embedder.sparse.encode([query_dense_text(t) for t in unique], columns=dense.splade_columns).tocsr()
+    out: dict[str, sp.csr_matrix] = {}
+    for i, text in enumerate(unique):
+        q = rows[i]
+        norm = float(np.sqrt(q.multiply(q).sum()))
+        out[text] = q / norm if norm > 0 else q
+    return out

@@ -24,7 +24,7 @@ from votr_mcp.catalog.models import Catalog, Tool, ToolKey
 from votr_mcp.catalog.naming import call_names
 from votr_mcp.errors import RetrievalError
 from votr_mcp.index.catalog_index import DenseIndex, LexicalIndex, build_dense, build_lexical, restack_dense, restack_lexical
-from votr_mcp.index.dense import Embedder, EmbeddingCache, JointEmbedder, MemoryEmbeddingCache, embed_cached
+from votr_mcp.index.dense import Embedder, EmbeddingCache, MemoryEmbeddingCache, embed_cached
 from votr_mcp.index.text import query_dense_text
 from votr_mcp.index.tokenize import content_tokens, tokenize
 from votr_mcp.retrieval.calibration import Calibration, shipped_calibration
@@ -32,7 +32,7 @@ from votr_mcp.retrieval.config import RetrievalConfig
 from votr_mcp.retrieval.evidence import evidence
 from votr_mcp.retrieval.features import Ranking, ToolFeatures, by_request
 from votr_mcp.retrieval.formulas import dice, near_best
-from votr_mcp.retrieval.fusion import Fused, fuse, fused_head, whole_vector
+from votr_mcp.retrieval.fusion import Fused, fuse, fused_head, sparse_queries, whole_vector
 from votr_mcp.retrieval.handoff import HandOff
 from votr_mcp.retrieval.intent import split_needs
 from votr_mcp.retrieval.merge import merge_task
@@ -40,7 +40,7 @@ from votr_mcp.retrieval.null_model import chat_similarity, null_requests, null_t
 from votr_mcp.retrieval.query_adapter import Adapts, shipped_adapter
 from votr_mcp.retrieval.rerank import GROUPS, QueryView, RerankModel, head_features, shipped_rerank
 from votr_mcp.retrieval.result import SearchResult
-from votr_mcp.retrieval.tool_request import NEUTRAL, RequestModel, shipped_request_model
+from votr_mcp.retrieval.tool_request import NEUTRAL, RequestModel, request_log_odds, shipped_request_model
 
 __all__ = ["MAX_QUERY_CHARS", "Adjust", "Retriever", "Exclude"]
 
@@ -350,18 +350,8 @@ class Retriever:
         return self._bank
 
     def _tool_request(self, vec: NDArray[np.float32] | None) -> float:
-        """The request model's log-odds that a request asks for a tool (:mod:`tool_request`),
-        read from the request vector's slice of the model it was fit on."""
-        model, e = self.request_model, self.embedder
-        if vec is None or model is None or e is None:
-            return NEUTRAL
-        if isinstance(e, JointEmbedder):
-            for part, columns in zip(e.parts, e.slices):
-                if part.model_id == model.model_id:
-                    return float(model.log_odds(vec[columns])[0])
-        elif e.model_id == model.model_id:
-            return float(model.log_odds(vec)[0])
-        return NEUTRAL
+        """The request model's log-odds that a request asks for a tool (:func:`request_log_odds`)."""
+        return NEUTRAL if vec is None else request_log_odds(self.request_model, self.embedder, vec)
 
     def null_scores(self) -> NDArray[np.float64]:
         """The calibration's abstention scores of the null requests in this catalog, computed once."""
@@ -437,21 +427,10 @@ class Retriever:
         return a.adapt(text, vec)
 
     def _sparse_queries(self, texts: Sequence[str]) -> dict[str, sp.csr_matrix]:
-        """The unit-length learned sparse vector of each text (one encode call), when the index has
-        learned sparse tool vectors; empty otherwise."""
-        e = self.embedder
-        if not self.config.splade or self._dense is None or self._dense.splade is None or not texts:
+        """Each text's unit-length learned sparse vector (:func:`sparse_queries`); empty when off."""
+        if not self.config.splade:
             return {}
-        if not isinstance(e, JointEmbedder) or e.sparse is None:
-            return {}
-        unique = list(dict.fromkeys(texts))
-        rows = e.sparse.encode([query_dense_text(t) for t in unique], columns=self._dense.splade_columns).tocsr()
-        out: dict[str, sp.csr_matrix] = {}
-        for i, text in enumerate(unique):
-            q = rows[i]
-            norm = float(np.sqrt(q.multiply(q).sum()))
-            out[text] = q / norm if norm > 0 else q
-        return out
+        return sparse_queries(self.embedder, self._dense, texts)
 
     def _rank(self, text: str, vec: NDArray[np.float32] | None, allowed: NDArray[np.bool_] | None,
               hints: Sequence[NDArray[np.float64]], rerank: bool = True,

@@ -28,8 +28,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from votr_mcp.errors import RetrievalError
+from votr_mcp.index.dense import Embedder, JointEmbedder
 
-__all__ = ["LOGIT_BOUND", "NEUTRAL", "SHIPPED_REQUEST_MODEL", "RequestModel", "shipped_request_model"]
+__all__ = ["LOGIT_BOUND", "NEUTRAL", "SHIPPED_REQUEST_MODEL", "RequestModel", "request_log_odds", "shipped_request_model"]
 
 log = logging.getLogger(__name__)
 
@@ -93,3 +94,17 @@ def shipped_request_model() -> RequestModel | None:
     except RetrievalError as exc:
         log.warning("abstention runs without the tool-request model: %s", exc)
         return None
+
+
+def request_log_odds(model: RequestModel | None, embedder: Embedder | None, vec: NDArray[np.float32]) -> float:
+    """The model's log-odds for a request vector made by ``embedder``, read from the slice of the
+    model it was fit on (a joint vector's USE part); :data:`NEUTRAL` when no such part exists."""
+    if model is None or embedder is None:
+        return NEUTRAL
+    if isinstance(embedder, JointEmbedder):
+        for part, columns in zip(embedder.parts, embedder.slices):
+            if part.model_id == model.model_id:
+                return float(model.log_odds(vec[columns])[0])
+    elif embedder.model_id == model.model_id:
+        return float(model.log_odds(vec)[0])
+    return NEUTRAL
