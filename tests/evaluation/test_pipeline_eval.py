@@ -101,7 +101,7 @@ def test_the_eval_command_measures_a_variant_given_by_set(tmp_path: Path) -> Non
                  "--cache-dir", str(tmp_path / "vectors"), "--set", "rerank=false", "--set", "dense=false"])
     assert code == 0
     written = json.loads(out.read_text())
-    assert "off: dense, query_adapter, rerank" in written["pipeline"]
+    assert "off: dense, query_adapter, splade, rerank" in written["pipeline"]
     assert "stages on: multilingual, route_language, bm25" in written["pipeline"]
 
 

