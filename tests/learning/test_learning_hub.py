@@ -158,6 +158,37 @@ async def test_with_query_texts_off_no_request_text_is_kept_even_in_memory(retri
     assert learning.bandit.evidence((chosen.split("__")[0], chosen.split("__")[1]), "filesystem")[0] > 0  # the outcome still counts
 
 
+@pytest.mark.anyio
+async def test_what_is_usually_called_next_survives_a_restart_and_counts_on_from_there(retriever: Retriever, tmp_path: Any) -> None:
+    path = tmp_path / "store.sqlite3"
+    first, then = "filesystem__list_directory", "filesystem__read_file"
+    key, next_key = ("filesystem", "list_directory"), ("filesystem", "read_file")
+    with Store.open(path) as store:
+        learning = Learning(seed=0, sink=EventStore(store))
+        hub = hub_of(retriever, learning)
+        with anyio.fail_after(60):
+            for _ in range(2):  # one short of NEXT_MIN: no hint yet
+                await hub.call(first, arguments(hub, first))
+                await hub.call(then, arguments(hub, then))
+        assert learning.usually_next(key) is None
+        learning.flush()
+    with Store.open(path) as store:  # a restart: a new store object on the same file, a new Learning
+        events = EventStore(store)
+        assert list(events.successors()) == [(key, next_key, 2), (next_key, key, 1)]
+        learning = Learning(seed=0, sink=events)
+        assert learning.restore_next(events.successors()) == 2
+        hub = hub_of(retriever, learning)
+        with anyio.fail_after(60):
+            await hub.call(first, arguments(hub, first))
+            await hub.call(then, arguments(hub, then))
+            assert learning.usually_next(key) == next_key
+            tools = {t["name"]: t for t in (await hub.search("list the directory", max_results=5)).structured["tools"]}
+        assert tools[first]["hint"] == f"usually called next: {then}"
+        learning.flush()
+        counts = {(b, a): n for b, a, n in EventStore(store).successors()}
+        assert counts[(key, next_key)] == 3
+
+
 def test_only_the_tool_of_the_nearest_learned_request_is_lifted_as_far_as_the_cosine_passes_the_floor() -> None:
     near = np.array([0.75, 0.95, -1.0, 0.9])
     trust = np.array([1.0, 0.5, 0.0, 1.0])

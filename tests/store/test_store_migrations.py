@@ -48,13 +48,13 @@ def write_as_version_3(store: Store, catalog: Catalog) -> None:
                      "updated_at) VALUES (?, ?, ?, ?, ?, ?, 'active', ?)", (sid, tool.name, content_hash(tool), definition, vid, vid, at))
 
 
-def test_a_store_of_the_previous_version_is_upgraded_and_keeps_its_data(store_file: Path, catalog: Catalog) -> None:
-    with Store.open(store_file, upto=SCHEMA_VERSION - 1) as old:
-        assert "hold_reasons" not in columns(old, "tools")
+def test_a_store_of_an_earlier_version_is_upgraded_and_keeps_its_data(store_file: Path, catalog: Catalog) -> None:
+    with Store.open(store_file, upto=3) as old:
+        assert "hold_reasons" not in columns(old, "tools") and "tool_successors" not in tables(old)
         write_as_version_3(old, catalog)
         old.vectors.put_many("model-x", {"abc": np.ones(4, dtype=np.float32) / 2})
     with Store.open(store_file) as store:
-        assert "hold_reasons" in columns(store, "tools")
+        assert "hold_reasons" in columns(store, "tools") and "tool_successors" in tables(store)
         assert [n for (n,) in store.conn.execute("SELECT max(number) FROM migrations")] == [SCHEMA_VERSION]
         assert [t.key for t in store.registry.catalog()] == [t.key for t in catalog]
         assert {(r.status, r.reasons) for r in store.registry.records()} == {("active", ())}

@@ -103,6 +103,18 @@ class Learning:
             n += 1
         return n
 
+    def restore_next(self, follows: Iterable[tuple[ToolKey, ToolKey, int]]) -> int:
+        """Count again what was usually called next, from stored (tool, tool right after it, times)
+        (``votr_mcp.store.events.EventStore.successors``); returns how many pairs."""
+        n = 0
+        with self._lock:
+            for before, after, times in follows:
+                row = self._next.setdefault((before[0], before[1]), {})
+                key = (after[0], after[1])
+                row[key] = row.get(key, 0) + int(times)
+                n += 1
+        return n
+
     def flush(self) -> None:
         """Write buffered events to the sink (blocking: call from a worker thread)."""
         flush = getattr(self.log.sink, "flush", None)
@@ -126,9 +138,12 @@ class Learning:
             self._last_success.move_to_end(event.session)
             while len(self._last_success) > 10_000:
                 self._last_success.popitem(last=False)
-            if before is not None and before != event.key:
-                after = self._next.setdefault(before, {})
-                after[event.key] = after.get(event.key, 0) + 1
+            if before is None or before == event.key:
+                return
+            after = self._next.setdefault(before, {})
+            after[event.key] = after.get(event.key, 0) + 1
+        if self.log.sink is not None:
+            self.log.sink.add_follow(before, event.key)  # buffered: written with the next flush
 
     def _learn(self, event: CallEvent) -> None:
         if event.success and self.learn:
