@@ -33,7 +33,7 @@ def columns(store: Store, table: str) -> set[str]:
 
 
 def write_as_version_3(store: Store, catalog: Catalog) -> None:
-    """The rows the registry of schema version 3 wrote for a first harvest (today's code needs version 4)."""
+    """The rows the registry of schema version 3 wrote for a first harvest (m004 adds hold_reasons, m005 tool_successors)."""
     conn, at = store.conn, "2025-01-01T00:00:00+00:00"
     for server in catalog.servers.values():
         conn.execute("INSERT INTO servers (name, description, summary, server_hash, first_seen, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
