@@ -48,6 +48,7 @@ from votr_mcp.index.dense import FileEmbeddingCache
 from votr_mcp.index.models import default_embedder
 from votr_mcp.learning import Bandit, Learning
 from votr_mcp.learning.bandit import DEFAULT_BOUND
+from votr_mcp.learning.learner import NEAR_FLOOR
 from votr_mcp.retrieval.pipeline import Retriever
 from votr_mcp.server.app import build_server
 from votr_mcp.server.hub import Hub
@@ -256,6 +257,19 @@ def _stable(rows: Sequence[QueryRow]) -> list[QueryRow]:
     return sorted(rows, key=lambda r: hashlib.sha256(r.id.encode()).hexdigest())
 
 
+def paraphrase_nearness(retriever: Retriever, needs: Sequence[QueryRow],
+                        paraphrases: Mapping[tuple[ToolKey, ...], str]) -> dict[str, Any]:
+    """How near each paraphrase is to its need's own text (the request learned at its first visit):
+    the cosine the learned-request lift reads, against the floor where it starts to act."""
+    pairs = [(row.query, paraphrases[row.gold]) for row in needs if row.gold in paraphrases]
+    vectors = retriever.embed([t for pair in pairs for t in pair])
+    cos = np.array([float(vectors[a] @ vectors[b]) for a, b in pairs if a in vectors and b in vectors])
+    if not len(cos):
+        return {"n": 0}
+    return {"n": len(cos), "median": round(float(np.median(cos)), 3), "floor": NEAR_FLOOR,
+            "share_at_floor": round(float(np.mean(cos >= NEAR_FLOOR)), 3)}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", type=Path, required=True, help="a labelled set folder (queries.jsonl + its catalog)")
@@ -294,6 +308,7 @@ def main(argv: Sequence[str] | None = None) -> int:
           f"{len(held)} held-back rows", file=sys.stderr)
     retriever = Retriever.build(catalog, embedder=default_embedder(), cache=FileEmbeddingCache(cache_dir(args.cache_dir)))
     retriever.abstain_threshold()  # the server warms this before its first search (server/runtime.py)
+    nearness = paraphrase_nearness(retriever, needs, paraphrases)
     modes = anyio.run(replay, retriever, catalog, stream, held, learning_of(args.set, args.seed))
     report: dict[str, Any] = {name: mode.report() for name, mode in modes.items()}
     for mode in ("off", "on"):
@@ -301,6 +316,7 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"held back top-1 {report[mode]['held_back']['top1']}; search p50 {report[mode]['search_ms']['p50']} ms",
               file=sys.stderr)
     report["held_back"] = {mode: report[mode].pop("held_back") for mode in ("off", "on")}
+    report["paraphrase_nearness"] = nearness
     report["setup"] = {"data": str(args.data), "tools": len(catalog), "needs": len(needs), "visits": args.visits,
                        "stream": len(stream), "paraphrased_needs": sum(1 for r in needs if r.gold in paraphrases),
                        "held_back_rows": len(held), "seed": args.seed, "learning": args.set, "seconds": round(time.perf_counter() - started, 1),
@@ -351,6 +367,15 @@ def markdown(report: Mapping[str, Any]) -> str:
         f"on {on['search_ms']['p50']} / {on['search_ms']['p95']} ms (the two servers alternate on one machine).",
         "",
     ]
+    near = report.get("paraphrase_nearness", {})
+    if near.get("n"):
+        lines += [
+            f"Paraphrases and what was learned: a paraphrase's cosine with its need's own text (the request learned at "
+            f"its first visit) has median {near['median']}; {100 * near['share_at_floor']:.1f}% of the {near['n']} reach "
+            f"{near['floor']}, where a learned request starts to lift its tool. The paraphrases are short requests "
+            "in a tool description's words; the learned requests are whole tasks.",
+            "",
+        ]
     return "\n".join(lines)
 
 

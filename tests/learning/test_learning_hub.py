@@ -7,11 +7,13 @@ from typing import Any
 
 import anyio
 import mcp_types as types
+import numpy as np
 import pytest
 
 from votr_mcp.catalog import load_catalog
 from votr_mcp.catalog.embedded import default_registry_path
 from votr_mcp.learning import Learning
+from votr_mcp.learning.learner import nearest_lift
 from votr_mcp.retrieval.pipeline import Retriever
 from votr_mcp.server.hub import Hub
 from votr_mcp.server.live_index import LiveIndex
@@ -154,3 +156,60 @@ async def test_with_query_texts_off_no_request_text_is_kept_even_in_memory(retri
         await hub.call(chosen, arguments(hub, chosen))
     assert learning._recent == {} and len(learning.examples) == 0
     assert learning.bandit.evidence((chosen.split("__")[0], chosen.split("__")[1]), "filesystem")[0] > 0  # the outcome still counts
+
+
+@pytest.mark.anyio
+async def test_what_is_usually_called_next_survives_a_restart_and_counts_on_from_there(retriever: Retriever, tmp_path: Any) -> None:
+    path = tmp_path / "store.sqlite3"
+    first, then = "filesystem__list_directory", "filesystem__read_file"
+    key, next_key = ("filesystem", "list_directory"), ("filesystem", "read_file")
+    with Store.open(path) as store:
+        learning = Learning(seed=0, sink=EventStore(store))
+        hub = hub_of(retriever, learning)
+        with anyio.fail_after(60):
+            for _ in range(2):  # one short of NEXT_MIN: no hint yet
+                await hub.call(first, arguments(hub, first))
+                await hub.call(then, arguments(hub, then))
+        assert learning.usually_next(key) is None
+        learning.flush()
+    with Store.open(path) as store:  # a restart: a new store object on the same file, a new Learning
+        events = EventStore(store)
+        assert list(events.successors()) == [(key, next_key, 2), (next_key, key, 1)]
+        learning = Learning(seed=0, sink=events)
+        assert learning.restore_next(events.successors()) == 2
+        hub = hub_of(retriever, learning)
+        with anyio.fail_after(60):
+            await hub.call(first, arguments(hub, first))
+            await hub.call(then, arguments(hub, then))
+            assert learning.usually_next(key) == next_key
+            tools = {t["name"]: t for t in (await hub.search("list the directory", max_results=5)).structured["tools"]}
+        assert tools[first]["hint"] == f"usually called next: {then}"
+        learning.flush()
+        counts = {(b, a): n for b, a, n in EventStore(store).successors()}
+        assert counts[(key, next_key)] == 3
+
+
+def test_only_the_tool_of_the_nearest_learned_request_is_lifted_as_far_as_the_cosine_passes_the_floor() -> None:
+    near = np.array([0.75, 0.95, -1.0, 0.9])
+    trust = np.array([1.0, 0.5, 0.0, 1.0])
+    lift = nearest_lift(near, trust, floor=0.7)
+    assert lift.tolist() == pytest.approx([0.0, 0.5 * (0.25 / 0.3), 0.0, 0.0])
+    assert nearest_lift(np.array([0.6, -1.0]), np.array([1.0, 0.0]), floor=0.7).tolist() == [0.0, 0.0]
+    assert nearest_lift(np.zeros(0), np.zeros(0), floor=0.7).tolist() == []
+
+
+@pytest.mark.anyio
+async def test_learned_requests_leave_the_tool_vectors_as_they_are_unless_mixing_is_asked_for(retriever: Retriever) -> None:
+    base = retriever.dense_index
+    assert base is not None
+    for mix, moved in (("off", False), ("centred", True)):
+        learning = Learning(seed=0, mix=mix)
+        hub = hub_of(retriever, learning)
+        with anyio.fail_after(60):
+            chosen = (await names(hub, QUERY))[1]
+            await hub.call(chosen, arguments(hub, chosen))
+        learned = learning.searcher(retriever).dense_index
+        assert (learned.tools_t2v is base.tools_t2v) is not moved
+        assert bool(np.any(learned.tools_t2v != base.tools_t2v)) is moved
+    with pytest.raises(ValueError, match="choose 'off', 'centred' or 'plain'"):
+        Learning(seed=0, mix="wild")

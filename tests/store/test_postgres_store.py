@@ -21,6 +21,7 @@ psycopg = pytest.importorskip("psycopg", reason="psycopg is not installed: pip i
 
 from votr_mcp.store.backends import open_store  # noqa: E402
 from votr_mcp.store.postgres import PgStore  # noqa: E402
+from votr_mcp.store.postgres.schema import LATEST  # noqa: E402
 
 _schemas = iter(range(1, 1_000_000))
 
@@ -110,7 +111,7 @@ def test_replicas_starting_together_migrate_once(database: str) -> None:
         t.join(30)
     try:
         assert len(opened) == 3
-        assert opened[0].conn.execute("SELECT count(*) FROM migrations").fetchall()[0][0] == 1
+        assert opened[0].conn.execute("SELECT count(*) FROM migrations").fetchall()[0][0] == LATEST
     finally:
         for store in opened:
             store.close()
@@ -119,3 +120,17 @@ def test_replicas_starting_together_migrate_once(database: str) -> None:
 def test_an_unreachable_database_says_what_to_check() -> None:
     with pytest.raises(StoreError, match="check that the server runs"):
         open_store("postgresql://votr:secret@127.0.0.1:1/none")
+
+
+def test_what_is_usually_called_next_is_counted_over_every_replica_and_outlives_them(database: str) -> None:
+    from votr_mcp.store.events import EventStore
+
+    a, b = ("srv", "list"), ("srv", "read")
+    with PgStore.open(database) as one, PgStore.open(database) as two:
+        for store in (one, two):
+            events = EventStore(store)
+            events.add_follow(a, b)
+            events.add_follow(a, b)
+            assert events.flush() == 1  # one counter row, added to
+    with PgStore.open(database) as restarted:
+        assert list(EventStore(restarted).successors()) == [(a, b, 4)]

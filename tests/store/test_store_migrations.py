@@ -33,7 +33,7 @@ def columns(store: Store, table: str) -> set[str]:
 
 
 def write_as_version_3(store: Store, catalog: Catalog) -> None:
-    """The rows the registry of schema version 3 wrote for a first harvest (today's code needs version 4)."""
+    """The rows the registry of schema version 3 wrote for a first harvest (m004 adds hold_reasons, m005 tool_successors)."""
     conn, at = store.conn, "2025-01-01T00:00:00+00:00"
     for server in catalog.servers.values():
         conn.execute("INSERT INTO servers (name, description, summary, server_hash, first_seen, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
@@ -48,13 +48,13 @@ def write_as_version_3(store: Store, catalog: Catalog) -> None:
                      "updated_at) VALUES (?, ?, ?, ?, ?, ?, 'active', ?)", (sid, tool.name, content_hash(tool), definition, vid, vid, at))
 
 
-def test_a_store_of_the_previous_version_is_upgraded_and_keeps_its_data(store_file: Path, catalog: Catalog) -> None:
-    with Store.open(store_file, upto=SCHEMA_VERSION - 1) as old:
-        assert "hold_reasons" not in columns(old, "tools")
+def test_a_store_of_an_earlier_version_is_upgraded_and_keeps_its_data(store_file: Path, catalog: Catalog) -> None:
+    with Store.open(store_file, upto=3) as old:
+        assert "hold_reasons" not in columns(old, "tools") and "tool_successors" not in tables(old)
         write_as_version_3(old, catalog)
         old.vectors.put_many("model-x", {"abc": np.ones(4, dtype=np.float32) / 2})
     with Store.open(store_file) as store:
-        assert "hold_reasons" in columns(store, "tools")
+        assert "hold_reasons" in columns(store, "tools") and "tool_successors" in tables(store)
         assert [n for (n,) in store.conn.execute("SELECT max(number) FROM migrations")] == [SCHEMA_VERSION]
         assert [t.key for t in store.registry.catalog()] == [t.key for t in catalog]
         assert {(r.status, r.reasons) for r in store.registry.records()} == {("active", ())}

@@ -1,11 +1,17 @@
 """Learned example requests (Tool2Vec from use): requests that led to a successful call of a tool.
 
-They enter the dense index the way a catalog's own examples do (:mod:`votr_mcp.index.catalog_index`):
-a tool's Tool2Vec vector becomes its vector plus ``w · mean(learned request vectors)``, with
-``w = n / (n + EVIDENCE_HALF)`` growing with the tool's successful calls ``n``; and when the catalog
-runs the nearest-example list (enough tools have examples), the learned requests join that list.
-Per tool the latest ``per_tool`` distinct requests are kept, and ``max_tools`` tools at most
-(the least recently used one goes first).
+Per tool the latest ``per_tool`` distinct requests are kept, and ``max_tools`` tools at most (the
+least recently used one goes first). How search reads them (:mod:`votr_mcp.learning.learner`): a
+request very near one of them lifts that one's tool in the head (``LearnedView.nearest_of``); and
+when the catalog runs the nearest-example list (enough tools have examples,
+:mod:`votr_mcp.index.catalog_index`), the learned requests join that list.
+
+They can also be mixed into the tools' dense vectors the way a catalog's own examples are (``mix``
+"centred" or "plain"): a tool's Tool2Vec vector becomes its vector plus ``w · mean(learned request
+vectors)``, ``w = n / (n + EVIDENCE_HALF)`` growing with its successful calls ``n``. That is off by
+default: in the replay (eval/REPLAY.md) it moved no paraphrase of a learned request and cost
+requests nobody had made about a point of top-1 (a tool drawn towards the requests it served is
+drawn towards its server's other requests too).
 """
 
 from __future__ import annotations
@@ -22,7 +28,10 @@ from votr_mcp.catalog.models import Catalog, ToolKey
 from votr_mcp.index.catalog_index import DenseIndex
 from votr_mcp.index.dense import l2_normalise
 
-__all__ = ["CONFIG_WEIGHT", "LearnedExamples", "LearnedView", "EVIDENCE_HALF", "mix_weight"]
+__all__ = ["CONFIG_WEIGHT", "LearnedExamples", "LearnedView", "EVIDENCE_HALF", "MIXES", "check_mix", "mix_weight"]
+
+MIXES = ("off", "centred", "plain")
+"""How learned requests may enter the tools' dense vectors (see :meth:`LearnedView.dense`)."""
 
 EVIDENCE_HALF = 3.0
 """Successful calls at which the learned requests weigh half as much as the tool's own vector."""
@@ -30,6 +39,12 @@ EVIDENCE_HALF = 3.0
 
 CONFIG_WEIGHT = 3.0
 """An example request the operator wrote in the config counts as this many successful calls."""
+
+
+def check_mix(mix: str) -> str:
+    if mix not in MIXES:
+        raise ValueError(f"unknown learned-request mix {mix!r}; choose 'off', 'centred' or 'plain'")
+    return mix
 
 
 def mix_weight(successes: float) -> float:
@@ -90,15 +105,15 @@ class LearnedExamples:
         vectors = self._vectors_of([t for _, texts in learned for t in texts], model_id, embed)
         rows: list[int] = []
         own: list[NDArray[np.float32]] = []
-        weight: dict[int, float] = {}
+        successes: dict[int, float] = {}
         for row, texts in learned:
             kept = [t for t in texts if t in vectors]
             if kept:
                 rows += [row] * len(kept)
                 own += [vectors[t] for t in kept]
-                weight[row] = mix_weight(sum(texts.values()))
+                successes[row] = sum(texts.values())
         matrix = np.stack(own).astype(np.float32) if own else np.zeros((0, 0), dtype=np.float32)
-        return LearnedView(matrix, np.asarray(rows, dtype=np.intp), weight)
+        return LearnedView(matrix, np.asarray(rows, dtype=np.intp), successes)
 
     def _vectors_of(self, texts: Sequence[str], model_id: str,
                     embed: Callable[[Sequence[str]], Mapping[str, NDArray[np.float32]]]) -> dict[str, NDArray[np.float32]]:
@@ -117,33 +132,35 @@ class LearnedExamples:
 
 class LearnedView:
     """Learned requests as vectors over one catalog: ``rows[j]`` is the tool row of ``vectors[j]``,
-    ``weight[row]`` its tool's mix weight (:func:`mix_weight`)."""
+    ``successes[row]`` its tool's successful calls, ``weight[row]`` its mix weight (:func:`mix_weight`)."""
 
-    def __init__(self, vectors: NDArray[np.float32], rows: NDArray[np.intp], weight: Mapping[int, float]) -> None:
+    def __init__(self, vectors: NDArray[np.float32], rows: NDArray[np.intp], successes: Mapping[int, float]) -> None:
         self.vectors = vectors
         self.rows = rows
-        self.weight = dict(weight)
+        self.successes = dict(successes)
+        self.weight = {row: mix_weight(n) for row, n in self.successes.items()}
 
     def __len__(self) -> int:
         return len(self.rows)
 
-    def dense(self, dense: DenseIndex, mix: str = "centred", out: NDArray[np.float32] | None = None,
+    def dense(self, dense: DenseIndex, mix: str = "off", out: NDArray[np.float32] | None = None,
               stale: Sequence[int] = ()) -> DenseIndex:
-        """``dense`` with each learned tool's Tool2Vec vector mixed with its learned requests' mean,
-        and the requests in the nearest-example list when the catalog runs it.
+        """``dense`` with the learned requests in the nearest-example list when the catalog runs it,
+        and (``mix`` on) each learned tool's Tool2Vec vector mixed with its learned requests' mean.
 
         ``mix="centred"`` mixes in the requests' mean less the mean of every learned request: what
         all requests share (they read like requests, not like tool descriptions) would otherwise
         draw every request towards every tool that has learned ones. ``"plain"``: the mean as is;
-        ``"off"``: the vectors stay.
+        ``"off"`` (the default): the vectors stay, uncopied.
 
         ``out`` is an earlier result's matrix over the same ``dense``, updated in place: only learned
         rows and the ``stale`` rows (learned before, no longer) are written, so an update touches a
         few hundred rows rather than copying the whole matrix (whose reads then miss the CPU cache).
         A search running meanwhile may read one row half written: that tool's score for that search."""
         base = dense.tools_t2v
-        if not len(self) and out is None:
-            return dense
+        check_mix(mix)
+        if (not len(self) or mix == "off") and out is None:
+            return self._with_examples(dense)
         t2v = base.copy() if out is None else out
         if len(stale):
             rows = np.asarray(stale, dtype=np.intp)
@@ -157,11 +174,14 @@ class LearnedView:
                 means -= self.vectors.mean(axis=0)
             weights = np.array([self.weight[int(r)] for r in learned])
             t2v[learned] = l2_normalise(base[learned] + weights[:, None] * means)
-        changes: dict[str, object] = {"tools_t2v": t2v}
-        if dense.examples is not None and dense.example_owner is not None and len(self):
-            changes["examples"] = np.ascontiguousarray(np.concatenate([dense.examples, self.vectors]).astype(np.float32))
-            changes["example_owner"] = np.concatenate([dense.example_owner, self.rows])
-        return replace(dense, **changes)  # type: ignore[arg-type]
+        return self._with_examples(replace(dense, tools_t2v=t2v))
+
+    def _with_examples(self, dense: DenseIndex) -> DenseIndex:
+        """``dense`` with the learned requests in its nearest-example list, when it runs one."""
+        if dense.examples is None or dense.example_owner is None or not len(self):
+            return dense
+        return replace(dense, examples=np.ascontiguousarray(np.concatenate([dense.examples, self.vectors]).astype(np.float32)),
+                       example_owner=np.concatenate([dense.example_owner, self.rows]))
 
     def nearest_of(self, vec: NDArray[np.float32], rows: NDArray[np.intp]) -> NDArray[np.float64]:
         """For each of ``rows``, the best cosine of ``vec`` with that tool's learned requests (-1: none)."""

@@ -22,7 +22,7 @@ from numpy.typing import NDArray
 
 from votr_mcp.catalog.models import ToolKey
 from votr_mcp.learning.bandit import Bandit
-from votr_mcp.learning.examples import LearnedExamples, LearnedView
+from votr_mcp.learning.examples import LearnedExamples, LearnedView, check_mix
 from votr_mcp.learning.outcomes import CallEvent, EventSink, OutcomeLog, Returned, SearchEvent, context_of
 
 __all__ = ["Learning", "PASSED_OVER"]
@@ -35,11 +35,14 @@ PASSED_OVER = 0.5
 
 
 NEAR_BONUS = 2.0
-"""The most a request's nearness to a tool's learned requests adds to the tool's head score (a
-share of the best), reached by a tool with much evidence at cosine 1 (the same request again)."""
+"""The most a request's nearness to a learned request adds to its tool's head score (a share of the
+best), reached at cosine 1 (the same request again) by a tool with much evidence."""
 
 NEAR_FLOOR = 0.7
 """The cosine with a learned request below which it adds nothing (a request about something else)."""
+
+NEAR_HALF = 1.0
+"""Successful calls at which the nearest learned request lifts its tool half as much as it can."""
 
 NEXT_MIN = 3
 """Times a tool must have followed another before it is offered as "usually called next"."""
@@ -53,8 +56,8 @@ class Learning:
 
     def __init__(self, *, learn: bool = True, keep_queries: bool = True, examples: bool = True, bandit: Bandit | None = None,
                  sink: EventSink | None = None, seed: int | None = None,
-                 near_bonus: float = NEAR_BONUS, near_floor: float = NEAR_FLOOR, mix: str = "centred") -> None:
-        self.mix = mix
+                 near_bonus: float = NEAR_BONUS, near_floor: float = NEAR_FLOOR, mix: str = "off") -> None:
+        self.mix = check_mix(mix)  # "off": learned requests leave the tool vectors as they are (examples.py)
         self.learn = learn  # False: outcomes teach nothing (only examples given in config act)
         self.near_bonus = near_bonus
         self.near_floor = near_floor
@@ -100,6 +103,18 @@ class Learning:
             n += 1
         return n
 
+    def restore_next(self, follows: Iterable[tuple[ToolKey, ToolKey, int]]) -> int:
+        """Count again what was usually called next, from stored (tool, tool right after it, times)
+        (``votr_mcp.store.events.EventStore.successors``); returns how many pairs."""
+        n = 0
+        with self._lock:
+            for before, after, times in follows:
+                row = self._next.setdefault((before[0], before[1]), {})
+                key = (after[0], after[1])
+                row[key] = row.get(key, 0) + int(times)
+                n += 1
+        return n
+
     def flush(self) -> None:
         """Write buffered events to the sink (blocking: call from a worker thread)."""
         flush = getattr(self.log.sink, "flush", None)
@@ -123,9 +138,12 @@ class Learning:
             self._last_success.move_to_end(event.session)
             while len(self._last_success) > 10_000:
                 self._last_success.popitem(last=False)
-            if before is not None and before != event.key:
-                after = self._next.setdefault(before, {})
-                after[event.key] = after.get(event.key, 0) + 1
+            if before is None or before == event.key:
+                return
+            after = self._next.setdefault(before, {})
+            after[event.key] = after.get(event.key, 0) + 1
+        if self.log.sink is not None:
+            self.log.sink.add_follow(before, event.key)  # buffered: written with the next flush
 
     def _learn(self, event: CallEvent) -> None:
         if event.success and self.learn:
@@ -179,8 +197,7 @@ class Learning:
                     while len(self._recent) > RECENT_VECTORS:
                         self._recent.popitem(last=False)
             if vec is not None and len(state.view) and self.near_bonus > 0:
-                near = state.view.nearest_of(vec, head)
-                lift = np.clip((near - self.near_floor) / (1.0 - self.near_floor), 0.0, 1.0) * state.mix[head]
+                lift = nearest_lift(state.view.nearest_of(vec, head), state.trust[head], self.near_floor)
                 scores = scores + self.near_bonus * float(np.max(scores)) * lift
             order = head[np.argsort(-scores, kind="stable")]
             context = context_of([state.servers[i] for i in order])
@@ -198,9 +215,9 @@ class Learning:
         dense = base.dense_index
         view = (self.examples.view(catalog, dense.model_id, base.embed) if dense is not None and self.learn_examples
                 and len(self.examples) else LearnedView(np.zeros((0, 0), np.float32), np.zeros(0, np.intp), {}))
-        mix = np.zeros(len(catalog))
-        for row, w in view.weight.items():
-            mix[row] = w
+        trust = np.zeros(len(catalog))
+        for row, n in view.successes.items():
+            trust[row] = n / (n + NEAR_HALF)
         learned = None
         if dense is not None:
             # Same base: update the learned rows of the matrix built for it in place (see LearnedView.dense).
@@ -208,13 +225,28 @@ class Learning:
             out = state.matrix if same and state is not None else None
             stale = sorted(set(state.view.weight) - set(view.weight)) if same and state is not None else []
             learned = view.dense(dense, self.mix, out=out, stale=stale)
-        matrix = learned.tools_t2v if learned is not None and learned is not dense else None
+        # The learned Tool2Vec matrix, owned by this state (None when the tool vectors stay the catalog's).
+        matrix = learned.tools_t2v if learned is not None and dense is not None and learned.tools_t2v is not dense.tools_t2v else None
         state = _State(base, version, dense.model_id if dense is not None else "", [t.key for t in catalog],
-                       [t.server for t in catalog], view, mix, matrix)
+                       [t.server for t in catalog], view, trust, matrix)
         state.searcher = base.with_learning((lambda _: learned) if learned is not None else None, self._adjust(state))
         with self._lock:
             self._built = state
         return state
+
+
+def nearest_lift(near: NDArray[np.float64], trust: NDArray[np.float64], floor: float) -> NDArray[np.float64]:
+    """The lift of each head tool, in (0, 1]: only the tool of the learned request nearest the request
+    (``near``: each tool's best cosine with its learned requests, -1 without) is lifted, by how far
+    that cosine passes ``floor`` times its tool's ``trust``. One neighbour, not every tool with a
+    learned request somewhat near: a request that reads like several earlier ones of one server
+    would otherwise lift them all over the tool it asks for (a tool nobody has called yet)."""
+    lift = np.zeros(len(near))
+    if len(near) == 0:
+        return lift
+    j = int(np.argmax(near))
+    lift[j] = float(np.clip((near[j] - floor) / (1.0 - floor), 0.0, 1.0)) * float(trust[j])
+    return lift
 
 
 @dataclass
@@ -227,6 +259,6 @@ class _State:
     keys: list[ToolKey]
     servers: list[str]
     view: LearnedView
-    mix: NDArray[np.float64]  # each tool row's mix weight (0 without learned requests)
+    trust: NDArray[np.float64]  # each tool row's n/(n + NEAR_HALF) for n successful calls (0: none)
     matrix: NDArray[np.float32] | None = None  # the learned Tool2Vec matrix (owned: updated in place)
     searcher: Any = None  # the base retriever with all of it applied

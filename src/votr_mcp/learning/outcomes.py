@@ -68,6 +68,10 @@ class EventSink(Protocol):
 
     def add_call(self, event: CallEvent) -> None: ...
 
+    def add_follow(self, before: ToolKey, after: ToolKey) -> None:
+        """``after`` was called successfully right after ``before`` in one session."""
+        ...
+
 
 def context_of(servers: Sequence[str], depth: int = 5) -> str:
     """The bandit's context of a ranking: the server most of its first ``depth`` tools belong to

@@ -295,6 +295,9 @@ async def _learning(options: ServeOptions, store: Any, stack: AsyncExitStack, co
         restored = await anyio.to_thread.run_sync(lambda: learning.restore(sink.calls(limit=20_000)))
         if restored:
             log.info("learning: %d earlier search outcomes restored from the store", restored)
+        follows = await anyio.to_thread.run_sync(lambda: learning.restore_next(sink.successors()))
+        if follows:
+            log.info("learning: %d 'usually called next' counts restored from the store", follows)
         stack.push_async_callback(anyio.to_thread.run_sync, learning.flush)
     return learning
 

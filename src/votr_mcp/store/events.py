@@ -1,4 +1,5 @@
-"""The outcome log on disk: searches and calls in ``selection_events`` (migration m003).
+"""The outcome log on disk: searches and calls in ``selection_events`` (migration m003), and how
+often each tool followed another in ``tool_successors`` (m005).
 
 Rows (``detail`` is JSON):
 
@@ -9,7 +10,9 @@ Rows (``detail`` is JSON):
             detail {server, tool, context, passed_over: [[server, tool], ...]}
 
 Writes are buffered and flushed together (:meth:`EventStore.flush`, from a worker thread), so a
-search never waits for the disk. The table keeps the newest ``max_events`` rows.
+search never waits for the disk. ``selection_events`` keeps the newest ``max_events`` rows;
+``tool_successors`` keeps one counter per (tool, tool called right after it), so the "usually called
+next" hints outlive the events they were counted from (and add up over replicas sharing a store).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -26,6 +30,8 @@ from votr_mcp.store import _sqlite
 from votr_mcp.store.store import Store
 
 __all__ = ["EventStore", "StoredCall", "DEFAULT_MAX_EVENTS"]
+
+Key = tuple[str, str]
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +60,7 @@ class EventStore:
         self.max_events = max_events
         self.flush_every = flush_every
         self._pending: list[tuple[Any, ...]] = []
+        self._follows: dict[tuple[Key, Key], int] = {}  # (tool, tool called right after it) -> times, not yet written
         self._lock = threading.Lock()
 
     def add_search(self, event: Any) -> None:
@@ -69,6 +76,14 @@ class EventStore:
         query = search.query if search is not None else None
         self._add(("call", event.session, query, event.key, rank, None, int(event.success), detail, event.at))
 
+    def add_follow(self, before: Key, after: Key) -> None:
+        """``after`` was called successfully right after ``before`` in a session."""
+        with self._lock:
+            self._follows[(before, after)] = self._follows.get((before, after), 0) + 1
+            due = sum(self._follows.values()) >= self.flush_every
+        if due:
+            self.flush()
+
     def _add(self, row: tuple[Any, ...]) -> None:
         with self._lock:
             self._pending.append(row)
@@ -80,10 +95,17 @@ class EventStore:
         """Write what is buffered; returns how many rows."""
         with self._lock:
             rows, self._pending = self._pending, []
-        if not rows:
+            follows, self._follows = self._follows, {}
+        if not rows and not follows:
             return 0
         conn = self._store.conn
         with _sqlite.guard("recording search outcomes"), _sqlite.write(conn):
+            at_now = _iso(time.time())
+            for (before, after), times in follows.items():
+                conn.execute("INSERT INTO tool_successors (before_server, before_tool, after_server, after_tool, count, updated_at) "
+                             "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (before_server, before_tool, after_server, after_tool) "
+                             "DO UPDATE SET count = tool_successors.count + excluded.count, updated_at = excluded.updated_at",
+                             (before[0], before[1], after[0], after[1], times, at_now))
             for kind, session, query, key, rank, score, success, detail, at in rows:
                 tool_id = None
                 if key is not None:
@@ -93,9 +115,10 @@ class EventStore:
                 conn.execute("INSERT INTO selection_events (at, kind, session_id, query, tool_id, rank, score, success, detail) "
                              "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                              (_iso(at), kind, session, query, tool_id, rank, score, success, json.dumps(detail)))
-            newest = int(conn.execute("SELECT max(id) FROM selection_events").fetchall()[0][0] or 0)
-            conn.execute("DELETE FROM selection_events WHERE id <= ?", (newest - self.max_events,))
-        return len(rows)
+            if rows:
+                newest = int(conn.execute("SELECT max(id) FROM selection_events").fetchall()[0][0] or 0)
+                conn.execute("DELETE FROM selection_events WHERE id <= ?", (newest - self.max_events,))
+        return len(rows) + len(follows)
 
     def calls(self, limit: int | None = None) -> Iterator[StoredCall]:
         """Stored calls, oldest first (the newest ``limit`` when given)."""
@@ -106,6 +129,15 @@ class EventStore:
             d = json.loads(detail)
             yield StoredCall(d.get("server", ""), d.get("tool", ""), bool(success), rank, query, d.get("context", ""),
                              tuple((p[0], p[1]) for p in d.get("passed_over", [])))
+
+    def successors(self) -> Iterator[tuple[Key, Key, int]]:
+        """(tool, tool called successfully right after it, how many times) of every pair counted."""
+        sql = ("SELECT before_server, before_tool, after_server, after_tool, count FROM tool_successors "
+               "ORDER BY before_server, before_tool, after_server, after_tool")
+        with _sqlite.guard("reading tool successors"):
+            rows = _sqlite.rows(self._store.conn, sql)
+        for before_server, before_tool, after_server, after_tool, count in rows:
+            yield (str(before_server), str(before_tool)), (str(after_server), str(after_tool)), int(count)
 
     def searches(self) -> Iterator[tuple[str | None, bool, list[list[Any]]]]:
         """(query, abstained, returned rows) of every stored search, oldest first."""

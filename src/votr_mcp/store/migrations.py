@@ -19,6 +19,8 @@ Schema (after all migrations)::
     vector_tables     one sqlite-vec vec0 table per model (dimension is fixed per table)
     index_runs        start/finish of every index run, to tell an interrupted one
     selection_events  room for search/call/outcome events logged by later issues
+    tool_successors   how often each tool was called successfully right after another in a session
+                      (the "usually called next" hints), kept apart from the bounded event log
 """
 
 from __future__ import annotations
@@ -146,7 +148,24 @@ def m004_hold_reasons(conn: Connection) -> None:
     conn.execute("ALTER TABLE tools ADD COLUMN hold_reasons TEXT NOT NULL DEFAULT '[]'")
 
 
-MIGRATIONS: tuple[Callable[[Connection], None], ...] = (m001_registry, m002_embeddings, m003_runs_and_events, m004_hold_reasons)
+def m005_tool_successors(conn: Connection) -> None:
+    conn.execute(
+        """
+        CREATE TABLE tool_successors (
+            before_server TEXT NOT NULL,
+            before_tool   TEXT NOT NULL,
+            after_server  TEXT NOT NULL,
+            after_tool    TEXT NOT NULL,
+            count         INTEGER NOT NULL CHECK (count > 0),
+            updated_at    TEXT NOT NULL,
+            PRIMARY KEY (before_server, before_tool, after_server, after_tool)
+        );
+        """
+    )
+
+
+MIGRATIONS: tuple[Callable[[Connection], None], ...] = (m001_registry, m002_embeddings, m003_runs_and_events, m004_hold_reasons,
+                                                        m005_tool_successors)
 LATEST = len(MIGRATIONS)
 
 

@@ -106,7 +106,19 @@ CREATE TRIGGER servers_announce AFTER INSERT OR UPDATE OR DELETE ON servers
     FOR EACH STATEMENT EXECUTE FUNCTION votr_announce();
 """
 
-MIGRATIONS: tuple[tuple[str, str], ...] = (("m001_registry", _M001),)
+_M002 = """
+CREATE TABLE tool_successors (
+    before_server TEXT NOT NULL,
+    before_tool   TEXT NOT NULL,
+    after_server  TEXT NOT NULL,
+    after_tool    TEXT NOT NULL,
+    count         BIGINT NOT NULL CHECK (count > 0),
+    updated_at    TEXT NOT NULL,
+    PRIMARY KEY (before_server, before_tool, after_server, after_tool)
+);
+"""
+
+MIGRATIONS: tuple[tuple[str, str], ...] = (("m001_registry", _M001), ("m002_tool_successors", _M002))
 LATEST = len(MIGRATIONS)
 
 
