@@ -30,8 +30,10 @@ from votr_mcp.cli.eval import StderrProgress, cache_dir
 from votr_mcp.evaluation.adapter import FULL, NAIVE, PipelineFactory
 from votr_mcp.evaluation.data import load_queries, queries_of, select_split
 from votr_mcp.evaluation.harness import build_units, cap_per_kind
+from votr_mcp.evaluation.metrics import TIERS
 from votr_mcp.evaluation.report import ABLATION_COLUMNS, ablation_note, ablation_table, fmt, render_report
 from votr_mcp.evaluation.suite import SPLIT_RULE, EvalSpec, evaluate, machine
+from votr_mcp.retrieval.tiers import HIGH_PRECISION, MEDIUM_PRECISION
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -441,6 +443,20 @@ def summary_table(reports: list[dict[str, Any]], split: str) -> str:
     return "\n".join(lines)
 
 
+def tiers_table(reports: list[dict[str, Any]]) -> str:
+    """Per set (test split, or every row of a held-out set): how often the first tool is right at each
+    confidence tier, with the catalog's size, so a tier can be read the same on 132 tools as on 12.8k."""
+    lines = ["| set | tools | " + " | ".join(f"{t}: first tool right (n)" if t != "none" else "abstained: no tool existed (n)"
+                                           for t in TIERS) + " |",
+             "|---|---:|" + "---:|" * len(TIERS)]
+    for r in (r for r in reports if r["split"] in ("test", "all")):
+        tiers = r["overall"].get("tiers") or {}
+        cells = [f"{fmt('precision', tiers[t]['precision'])} ({tiers[t]['n']})" if t in tiers and tiers[t]["n"] else "–"
+                 for t in TIERS]
+        lines.append(f"| {r['set']} | {r.get('tools', '–')} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def naive_table(reports: list[dict[str, Any]]) -> str:
     """Full pipeline against the naive hybrid (BM25 + TF-IDF + MiniLM, RRF, nothing after), test split,
     on the ablation's searches."""
@@ -507,6 +523,14 @@ def write_markdown(reports: list[dict[str, Any]], meta: dict[str, Any]) -> str:
         "the rows it counts. The dev column is where weights and thresholds were fit; test was never read while "
         "fitting. How the requests were written: eval/queries/README.md. The abstention's risk-coverage curves "
         "per set (test split) are in `eval/risk_coverage.png`.",
+        "",
+        "## Confidence tiers (test split; the registry: every row)",
+        "",
+        "A hit's tier says how far its search clears the catalog's own abstention bar (retrieval/tiers.py, "
+        f"margins fitted on dev rows for first-tool precision {HIGH_PRECISION} at high and {MEDIUM_PRECISION} at "
+        "medium). The same tier should mean about the same precision whatever the catalog's size.",
+        "",
+        tiers_table(reports),
         "",
         "## Issue 3 targets (test split)",
         "",

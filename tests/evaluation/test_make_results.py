@@ -131,3 +131,15 @@ def test_the_plots_of_the_tables_are_drawn_as_pngs_and_linked_from_the_markdown(
     assert mr.plot_lines({"plots": plots}, ("quality_test", "latency")) == [
         "![quality per set, test split](plots/quality_test.png)", "", "![search latency per set](plots/latency.png)", ""]
     assert mr.plot_lines({}, ("quality_test",)) == []
+
+
+def test_the_tiers_table_shows_each_sets_precision_per_tier_beside_its_size() -> None:
+    mr = load_script()
+    key = ("s", "a")
+    outcomes = [Outcome("1", "single", (frozenset({key}),), (key,), (key,), tier="high"),
+                Outcome("2", "no_tool", (), (key,), (), tier="none")]
+    report = {"set": "reg", "split": "all", "tools": 132, "overall": summarize(outcomes)}
+    dev = {**report, "split": "dev"}  # dev rows are where margins were fit: not shown
+    table = mr.tiers_table([report, dev]).splitlines()
+    assert len(table) == 3
+    assert table[-1] == "| reg | 132 | 1.000 (1) | – | – | 1.000 (1) |"

@@ -160,3 +160,20 @@ def test_wilson_interval_matches_the_formula_and_stays_inside_zero_one() -> None
         wilson_interval(0.5, 0)
     with pytest.raises(ValueError, match=r"\[0, 1\]"):
         wilson_interval(1.2, 10)
+
+
+def test_tier_precision_is_the_share_of_first_tools_that_serve_per_tier() -> None:
+    outcomes = [
+        Outcome("1", "single", (gold(A),), (A, B), (A,), tier="high"),       # right
+        Outcome("2", "single", (gold(B),), (A, B), (A, B), tier="high"),     # first tool wrong, gold second
+        Outcome("3", "single", (gold(C),), (C,), (C,), tier="low"),          # right
+        Outcome("4", "no_tool", (), (A,), (A,), tier="medium"),             # a tool for a no-tool row: wrong
+        Outcome("5", "no_tool", (), (A,), (), tier="none"),                  # abstained rightly
+        Outcome("6", "single", (gold(D),), (D,), (), tier="none"),           # abstained wrongly
+        Outcome("7", "single", (gold(E),), (E,), (E,)),                      # a searcher without tiers: not counted
+    ]
+    tiers = summarize(outcomes)["tiers"]
+    assert tiers["high"] == {"n": 2, "precision": 0.5}
+    assert tiers["medium"] == {"n": 1, "precision": 0.0}
+    assert tiers["low"] == {"n": 1, "precision": 1.0}
+    assert tiers["none"] == {"n": 2, "precision": 0.5}

@@ -85,7 +85,8 @@ class PipelineSearcher:
         result = self.retriever.search(unit.query, query_vectors=vectors)
         elapsed = (time.perf_counter() - start) * 1000.0
         # Token counting is measurement, not search: it stays out of the timed part.
-        return Returned(tuple(result.ranked_keys), tuple(result.hit_keys), result.tokens(), elapsed)
+        return Returned(tuple(result.ranked_keys), tuple(result.hit_keys), result.tokens(), elapsed,
+                        result.hits[0].tier if result.hits else "none")
 
 
 class PipelineFactory:
@@ -160,6 +161,10 @@ class PipelineFactory:
 
     def has_tool(self, key: ToolKey) -> bool:
         return key in self.retriever.catalog
+
+    def tool_count(self) -> int:
+        """How many tools the catalog searched holds (distractors included)."""
+        return len(self.retriever.catalog)
 
     def nominal_coverage(self) -> float | None:
         """The coverage the calibration promises (None without one: fixed k promises nothing)."""

@@ -53,6 +53,8 @@ class Returned:
     tokens: int | None = None
     search_ms: float | None = None
     """Time of the search alone, when the searcher measures it (else the harness times the call)."""
+    tier: str | None = None
+    """The confidence tier of the first tool handed off ("none" when nothing was); None when the searcher has no tiers."""
 
 
 class Searcher(Protocol):
@@ -176,7 +178,7 @@ def _outcome(unit: Unit, got: Returned, latency_ms: float | None = None, search_
         id=unit.id, kind=unit.kind, steps=unit.steps, ranked=got.ranked, returned=got.returned,
         groups=unit.groups, whole_task=unit.whole_task,
         chain=None if unit.whole_task else unit.chain, rows=unit.rows,
-        latency_ms=latency_ms, tokens=got.tokens, search_ms=search_ms,
+        latency_ms=latency_ms, tokens=got.tokens, search_ms=search_ms, tier=got.tier,
     )
 
 

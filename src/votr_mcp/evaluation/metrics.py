@@ -26,6 +26,9 @@ Definitions (also printed at the top of eval/RESULTS.md):
   the overall figure uses the fixed sample alone;
   ``no_embed_p50/p95``: the same over every search with its query vectors precomputed (the
   pipeline's own cost). ``tokens_per_search``: mean exact cl100k tokens of what search returns.
+* ``tiers``: per confidence tier of the first tool handed off (high, medium, low; none when search
+  abstained), over rows scored one by one and no-tool rows: how many searches and the share whose
+  first tool serves the request (for none: the share that had no tool to find).
 """
 
 from __future__ import annotations
@@ -86,6 +89,7 @@ class Outcome:
     latency_ms: float | None = None
     tokens: int | None = None
     search_ms: float | None = None
+    tier: str | None = None  # the first handed-off tool's confidence tier, "none" when nothing was handed off
 
     @property
     def answerable(self) -> bool:
@@ -205,11 +209,30 @@ def summarize(outcomes: Sequence[Outcome]) -> dict[str, Any]:
             "no_embed_p95": percentile(ranking, 95) if ranking_enough else None,
         },
         "tokens_per_search": _mean(counted),
+        "tiers": tier_precision([*per_row, *no_tool]),
         # What each share above counts, for intervals: top-k, MRR and coverage count rows scored one by
         # one; hand-off counts answerable steps; the abstention shares count no-tool searches and answerable rows.
         "counts": {"rows_scored": len(per_row), "steps": len(served), "no_tool": len(no_tool),
                    "answerable": sum(o.rows for o in answerable), "tasks": len(tasks), "chains": len(chain_ok)},
     }
+
+
+TIERS = ("high", "medium", "low", "none")
+
+
+def tier_precision(outcomes: Sequence[Outcome]) -> dict[str, dict[str, float | int | None]]:
+    """Per confidence tier of the first tool handed off: how many searches got it (``n``) and the
+    share whose first tool serves the request (``precision``; a no-tool row's tool never does). For
+    "none" (nothing handed off) ``precision`` is the share of no-tool rows: abstention that was right."""
+    out: dict[str, dict[str, float | int | None]] = {}
+    for tier in TIERS:
+        members = [o for o in outcomes if o.tier == tier]
+        if tier == "none":
+            right = [not o.answerable for o in members]
+        else:
+            right = [o.answerable and bool(o.returned) and o.returned[0] in o.steps[0] for o in members]
+        out[tier] = {"n": len(members), "precision": _mean([1.0 if r else 0.0 for r in right])}
+    return out
 
 
 # The count each share metric is a share of (keys of a summary's "counts").

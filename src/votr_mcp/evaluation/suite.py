@@ -91,6 +91,10 @@ class SearcherFactory(Protocol):
         """Whether the catalog holds this (server, name): every gold tool must be searchable."""
         ...
 
+    def tool_count(self) -> int:
+        """How many tools the searched catalog holds."""
+        ...
+
     def nominal_coverage(self) -> float | None:
         """The calibration's stated coverage level, to hold the measured coverage against."""
         ...
@@ -132,6 +136,7 @@ def evaluate(spec: EvalSpec, factory: SearcherFactory, progress: Progress | None
         "limit_per_kind": spec.limit,
         "counts": describe_units(units),
         "nominal_coverage": factory.nominal_coverage(),
+        "tools": factory.tool_count(),
     }
     full = factory.searcher(factory.variants()[0])
 
