@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Collection
 from typing import Any
 
 import anyio
+import anyio.to_thread
 import mcp_types as types
 import pytest
 
@@ -101,3 +103,59 @@ def test_a_named_service_is_suggested_only_when_not_connected_and_no_tool_found_
     gh = Tool("gh", "create_issue", "Create a new issue in a GitHub repository")
     assert suggester.named("create a GitHub issue", (), [gh]) == set()
     assert suggester.named("push to my git repo", (), [git]) == set()  # 'git' is not 'github'
+
+
+class Stoppable:
+    """The real model, counting the texts it encodes; it can be told to fail (a process stopped midway)."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner, self.model_id, self.dimension = inner, inner.model_id, inner.dimension
+        self.texts = 0
+        self.fail_after_calls: int | None = None
+
+    def encode(self, texts: Any) -> Any:
+        if self.fail_after_calls is not None:
+            if self.fail_after_calls == 0:
+                raise RuntimeError("stopped")
+            self.fail_after_calls -= 1
+        self.texts += len(texts)
+        return self.inner.encode(texts)
+
+
+def test_the_known_servers_are_indexed_in_cached_parts_so_an_interrupted_warm_up_is_not_lost(tmp_path: Any) -> None:
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    from votr_mcp.index import FileEmbeddingCache, MiniLMEmbedder
+
+    registry = load_catalog(default_registry_path()).catalog
+    hints = registry_setup_hints(default_registry_path())
+    model = Stoppable(MiniLMEmbedder())
+    like = Retriever.build(Catalog(t for t in registry if t.server == "time"), embedder=model)
+    model.texts, model.fail_after_calls = 0, 1  # the first part is embedded and cached, then the process "stops"
+    with pytest.raises(RuntimeError, match="stopped"):
+        Suggester(registry, hints, FileEmbeddingCache(tmp_path)).warm(like, part=40)
+    first_part, model.fail_after_calls = model.texts, None
+    Suggester(registry, hints, FileEmbeddingCache(tmp_path)).warm(like, part=40)  # the next process
+    rest = model.texts - first_part
+    assert first_part > 0 and rest > 0
+    model.texts = 0
+    Suggester(registry, hints, FileEmbeddingCache(tmp_path)).warm(like, part=40)
+    assert model.texts == 0  # everything is cached now: a restart embeds nothing
+    model.texts = 0
+    Suggester(registry, hints, FileEmbeddingCache(tmp_path / "fresh")).warm(like, part=40)
+    assert first_part + rest == model.texts  # the stopped process's part was not embedded again
+
+
+async def test_a_search_while_the_known_servers_are_being_indexed_suggests_nothing_instead_of_waiting() -> None:
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    from votr_mcp.index import MiniLMEmbedder
+
+    registry = load_catalog(default_registry_path()).catalog
+    model = MiniLMEmbedder()
+    like = Retriever.build(Catalog(t for t in registry if t.server == "time"), embedder=model)
+    suggester = Suggester(Catalog(t for t in registry if t.server == "git"), registry_setup_hints(default_registry_path()))
+    request = functools.partial(suggester.suggest, "stage my changes and commit them", like, ())
+    with suggester._lock:  # what warm() holds while it builds
+        with anyio.fail_after(5):
+            assert await anyio.to_thread.run_sync(request, abandon_on_cancel=True) == []
+    with anyio.fail_after(60):
+        assert [s.server for s in await anyio.to_thread.run_sync(request)] == ["git"]

@@ -4,12 +4,13 @@ The project ships catalogs of known servers (``registry/`` and ``known-servers/`
 captured from real servers, each with the ``mcpServers`` entry that starts it). When a search
 abstains, or its best tool is only of low confidence, the same request is searched among the known
 servers' tools that are not connected; a confident answer there is named with its entry, so the user
-can add that server. A request that names a service (``... on GitHub``) whose server is known but not connected, and that
-none of the tools found mentions, is searched there too even when the connected tools found look
-confident: a connected git server is not GitHub. Then only the named servers are suggested.
-The retriever over the known servers uses the live index's embedder: serve
-builds it in the background once the model is loaded (:meth:`Suggester.warm`; some 800 tools), and a
-search that comes while it is being built suggests nothing rather than wait for it.
+can add that server. A request that names a known server that is not connected ("... on GitHub"),
+and that none of the tools found mentions, is searched there too even when the connected tools look
+confident (a connected git server is not GitHub); then only the named servers are suggested.
+
+The retriever over the known servers uses the live index's embedder: serve builds it in the
+background once the model is loaded (:meth:`Suggester.warm`; some 800 tools), and a search that comes
+while it is being built suggests nothing rather than wait for it.
 """
 
 from __future__ import annotations
@@ -26,6 +27,9 @@ from votr_mcp.catalog.models import Catalog, Tool
 __all__ = ["Suggestion", "Suggester"]
 
 log = logging.getLogger(__name__)
+
+WARM_PART = 200
+"""Tools embedded (and cached) at a time when the known servers are indexed in the background."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,27 +54,45 @@ class Suggester:
         self._retriever: Any = None
         self._dense = False
 
-    def _searcher(self, like: Any, *, wait: bool = True) -> Any:
+    def _searcher(self, like: Any, *, wait: bool = True, part: int | None = None) -> Any:
         """The retriever over the known servers, dense as soon as ``like`` (the live one) is; None
-        when another thread is building it and ``wait`` is false."""
-        from votr_mcp.retrieval.pipeline import Retriever
-
+        when another thread is building it and ``wait`` is false. With ``part``, the tools are first
+        embedded ``part`` at a time, each part cached as it is done (see :meth:`warm`)."""
         embedder = getattr(like, "embedder", None) if getattr(like, "dense_ready", False) else None
+        built = self._retriever
+        if built is not None and (embedder is None or self._dense):
+            return built  # no lock once built: concurrent searches never see it as busy
         if not self._lock.acquire(blocking=wait):
             return None
         try:
             if self._retriever is None or (embedder is not None and not self._dense):
+                from votr_mcp.retrieval.pipeline import Retriever
+
                 cache = self.cache if self.cache is not None else getattr(like, "cache", None)
+                if embedder is not None and cache is not None and part is not None:
+                    self._embed_in_parts(embedder, cache, part)
                 self._retriever = Retriever.build(self.catalog, embedder=embedder, cache=cache)
                 self._dense = embedder is not None
             return self._retriever
         finally:
             self._lock.release()
 
-    def warm(self, like: Any) -> None:
-        """Build the retriever now (embedding what ``like``'s cache lacks), so no search waits for it."""
+    def _embed_in_parts(self, embedder: Any, cache: Any, part: int) -> None:
+        from votr_mcp.index.catalog_index import build_dense
+
+        chunk: list[Tool] = []
+        for server in sorted(self.catalog.servers):
+            chunk += [t for t in self.catalog if t.server == server]
+            if len(chunk) >= part:
+                build_dense(Catalog(chunk), embedder, cache)
+                chunk = []
+
+    def warm(self, like: Any, part: int = WARM_PART) -> None:
+        """Build the retriever now, so no search waits for it (searches meanwhile suggest nothing).
+        The tools are embedded ``part`` at a time, each part cached as it is done: a process stopped
+        midway (a short session, a test) leaves its work to the next instead of losing it."""
         if len(self.catalog):
-            self._searcher(like)
+            self._searcher(like, part=part)
 
     def named(self, query: str, connected: Collection[str], found: Iterable[Tool]) -> set[str]:
         """Known servers, not connected, that ``query`` names as words ('google maps' for google-maps)
