@@ -14,7 +14,8 @@ version captured. Servers that need an API key are started with a dummy one: the
 without calling their service. ``--check`` writes nothing and exits 1 if a file would change.
 
 These servers are not part of the default catalog (registry/) that ``serve`` searches and the
-evaluation sets use: search names one, with its entry, only when nothing connected serves a request.
+evaluation sets use: search names one, with its entry, only when nothing connected serves a request
+or the request names it (src/votr_mcp/server/suggest.py).
 """
 
 from __future__ import annotations
