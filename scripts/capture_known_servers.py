@@ -4,7 +4,8 @@
     python scripts/capture_known_servers.py --dir DIR [--only NAME ...] [--check]
 
 ``--install`` puts each npm server into ``DIR/npm`` (one ``package.json`` of exact versions) and each
-PyPI server into a venv of its own, ``DIR/py/<package>`` (they pin different ``mcp`` versions); it
+PyPI server into a venv of its own, ``DIR/py/<package>`` (they pin different ``mcp`` versions), with
+the dependency versions locked in scripts/known-servers-lock/ (``--update-lock`` re-resolves); it
 reaches only npm and PyPI. No browser or other binary is downloaded (none is needed to list tools).
 The capture then starts each installed server over stdio, harvests ``tools/list`` the way
 scripts/capture_registry.py does, and writes ``known-servers/<server>.json`` in the registry's format
@@ -24,6 +25,7 @@ import argparse
 import functools
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -41,6 +43,8 @@ from known_servers import KNOWN, Known  # (the table: packages, pins, descriptio
 
 ROOT = capture_registry.ROOT
 OUT = ROOT / "known-servers"
+LOCK = ROOT / "scripts" / "known-servers-lock"
+"""What was installed when known-servers/ was captured: npm's package-lock.json, a pip freeze per PyPI server."""
 
 
 def _log(message: str) -> None:
@@ -50,9 +54,14 @@ def _log(message: str) -> None:
 # --- installing ------------------------------------------------------------------------------------
 
 
-def install(root: Path, names: Sequence[str], parallel: int) -> int:
-    """Install the pinned packages of ``names`` under ``root`` (npm: one folder; PyPI: a venv each)."""
-    npm = sorted({KNOWN[n].package: KNOWN[n].version for n in names if KNOWN[n].registry == "npm"}.items())
+def install(root: Path, names: Sequence[str], parallel: int, *, update_lock: bool = False) -> int:
+    """Install the pinned packages of ``names`` under ``root`` (npm: one folder; PyPI: a venv each),
+    exactly as locked in scripts/known-servers-lock/ (``npm ci``; ``pip install -r <package>.txt``):
+    the versions of the servers' own dependencies change what several of them list (a newer zod writes
+    ``anyOf`` where an older one wrote a type list). ``update_lock`` resolves afresh and records it."""
+    # npm: every npm server or none (one folder, one lock); PyPI: each chosen one.
+    npm = sorted({k.package: k.version for k in KNOWN.values() if k.registry == "npm"}.items())
+    npm = npm if any(KNOWN[n].registry == "npm" for n in names) else []
     pypi = [KNOWN[n] for n in names if KNOWN[n].registry == "pypi"]
     env = {**os.environ, "PUPPETEER_SKIP_DOWNLOAD": "1", "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD": "1"}  # no browsers
 
@@ -68,17 +77,41 @@ def install(root: Path, names: Sequence[str], parallel: int) -> int:
         folder.mkdir(parents=True, exist_ok=True)
         manifest = {"name": "votr-known-servers", "private": True, "dependencies": dict(npm)}
         (folder / "package.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+        locked = LOCK / "package-lock.json"
         _log(f"npm install of {len(npm)} servers in {folder} (several minutes)")
-        return run("npm", ["npm", "install", "--no-audit", "--no-fund", "--loglevel=error"], folder)
+        if locked.exists() and not update_lock:
+            shutil.copyfile(locked, folder / "package-lock.json")
+            return run("npm", ["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"], folder)
+        for stale in (folder / "package-lock.json", folder / "node_modules"):  # resolve afresh, not from the last install
+            shutil.rmtree(stale) if stale.is_dir() else stale.unlink(missing_ok=True)
+        failed = run("npm", ["npm", "install", "--no-audit", "--no-fund", "--loglevel=error"], folder)
+        if not failed:
+            LOCK.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(folder / "package-lock.json", locked)
+        return failed
 
     def pip_install(known: Known) -> str | None:
         venv = root / "py" / known.package
+        locked = LOCK / f"{known.package}.txt"
+        if update_lock or not locked.exists():
+            shutil.rmtree(venv, ignore_errors=True)  # a fresh venv: what pip resolves today, not what is left over
         if not (venv / "bin" / "python").exists():
             failed = run(known.package, [sys.executable, "-m", "venv", str(venv)])
             if failed:
                 return failed
-        return run(known.package, [str(venv / "bin" / "pip"), "install", "--quiet", "--disable-pip-version-check",
-                                   f"{known.package}=={known.version}"])
+        pip = [str(venv / "bin" / "pip"), "--disable-pip-version-check"]
+        if locked.exists() and not update_lock:
+            if f"=={known.version}\n" not in locked.read_text(encoding="utf-8"):
+                _log(f"{known.package}: {locked.name} does not lock version {known.version}; run --install --update-lock")
+                return known.package
+            return run(known.package, [*pip, "install", "--quiet", "-r", str(locked)])
+        failed = run(known.package, [*pip, "install", "--quiet", f"{known.package}=={known.version}"])
+        if not failed:
+            frozen = subprocess.run([*pip, "freeze", "--exclude-editable"], env=env, capture_output=True, text=True, check=True)
+            LOCK.mkdir(parents=True, exist_ok=True)
+            locked.write_text(f"# {known.package} {known.version} and its dependencies, as captured (pip freeze)\n"
+                              + frozen.stdout, encoding="utf-8")
+        return failed
 
     with ThreadPoolExecutor(max_workers=parallel) as pool:
         jobs = ([pool.submit(npm_install)] if npm else []) + [pool.submit(pip_install, k) for k in pypi]
@@ -128,7 +161,8 @@ async def harvest(root: Path, name: str, workdir: Path, errlog: Any) -> dict[str
     known = KNOWN[name]
     version = installed_version(root, known)
     if version != known.version:
-        raise RuntimeError(f"{known.package} {version} is installed, {known.version} is pinned; rerun with --install")
+        raise RuntimeError(f"{known.package} {version} is installed, {known.version} is pinned; rerun with --install "
+                           "(with --update-lock after changing a version)")
     tools, upstream = await capture_registry.list_server(name, capture_entry(root, known, workdir), workdir, errlog)
     return {
         "server": {
@@ -196,7 +230,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--dir", type=Path, required=True, help="folder the servers are installed in (outside the checkout)")
-    parser.add_argument("--install", action="store_true", help="install the pinned packages into --dir, then stop")
+    parser.add_argument("--install", action="store_true", help="install the locked packages into --dir, then stop")
+    parser.add_argument("--update-lock", action="store_true",
+                        help="with --install: resolve the pinned packages' dependencies afresh and record them in "
+                             "scripts/known-servers-lock/ (then capture, and review what changed)")
     parser.add_argument("--out", type=Path, default=OUT, help="folder to write (default: known-servers/)")
     parser.add_argument("--only", nargs="+", choices=sorted(KNOWN), metavar="NAME", help="only these servers (default: all)")
     parser.add_argument("--check", action="store_true", help="write nothing; exit 1 if any file would change")
@@ -206,8 +243,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"--parallel must be at least 1, got {args.parallel}")
     names = [n for n in KNOWN if not args.only or n in args.only]
     root = args.dir.resolve()
+    if args.update_lock and not args.install:
+        parser.error("--update-lock goes with --install")
     if args.install:
-        return install(root, names, args.parallel)
+        return install(root, names, args.parallel, update_lock=args.update_lock)
     return anyio.run(functools.partial(capture, root, names, args.out, check=args.check, parallel=args.parallel))
 
 

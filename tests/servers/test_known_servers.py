@@ -19,6 +19,7 @@ from votr_mcp.catalog.embedded import default_registry_path, known_servers_path
 ROOT = Path(__file__).resolve().parents[2]
 KNOWN_DIR = ROOT / "known-servers"
 REGISTRY = ROOT / "registry"
+LOCK = ROOT / "scripts" / "known-servers-lock"
 
 
 def _script(name: str):
@@ -59,6 +60,19 @@ def test_each_known_server_is_captured_from_its_pinned_package_with_the_entry_a_
         assert config["command"] in ("npx", "uvx") and row.package in config["args"], path.name
         # Credentials are placeholders for the user to fill, never the capture's dummy values.
         assert not any("dummy" in value for value in config.get("env", {}).values()), path.name
+
+
+def test_the_install_lock_holds_exactly_the_pinned_servers_and_their_captured_dependencies() -> None:
+    known = _script("known_servers").KNOWN
+    lock = json.loads((LOCK / "package-lock.json").read_text(encoding="utf-8"))
+    assert lock["packages"][""]["dependencies"] == {k.package: k.version for k in known.values() if k.registry == "npm"}
+    pypi = [k for k in known.values() if k.registry == "pypi"]
+    assert {p.stem for p in LOCK.glob("*.txt")} == {k.package for k in pypi}
+    for row in pypi:
+        lines = (LOCK / f"{row.package}.txt").read_text(encoding="utf-8").splitlines()
+        pins = {line.split("==")[0].lower().replace("_", "-"): line.split("==")[1] for line in lines if "==" in line}
+        assert pins[row.package.lower()] == row.version, row.package
+        assert len(pins) == len([line for line in lines if line and not line.startswith("#")]), f"{row.package}: unpinned lines"
 
 
 @pytest.mark.slow
