@@ -126,13 +126,15 @@ def _tool_record(tool: Any) -> dict[str, Any]:
     return {key: wire[key] for key in wire if key in TOOL_FIELDS and wire[key] not in (None, {}, "")}
 
 
-async def harvest(name: str, workdir: Path, errlog: TextIO) -> dict[str, Any]:
-    """Start server ``name`` confined to ``workdir`` and return its registry document."""
+async def list_server(name: str, entry: dict[str, Any], workdir: Path, errlog: TextIO) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Start the stdio server ``entry`` and return its tools (all pages) and what it said about itself.
+
+    Shared with scripts/capture_known_servers.py. ``workdir`` (the folder the server was confined to)
+    becomes ``<folder>`` in its instructions; a tool listing that still names it is an error.
+    """
     from mcp import Client
     from mcp.client.stdio import stdio_client
 
-    spec = upstream_servers.SERVERS[name]
-    entry = spec.entry(workdir)
     tools: list[dict[str, Any]] = []
     with anyio.fail_after(TIMEOUT):
         # stdio_client (not bare parameters) so the server's stderr goes to our log file.
@@ -152,6 +154,8 @@ async def harvest(name: str, workdir: Path, errlog: TextIO) -> dict[str, Any]:
     names = [tool["name"] for tool in tools]
     if len(names) != len(set(names)):
         raise RuntimeError(f"{name}: tools/list repeats a tool name: {names}")
+    if not tools:
+        raise RuntimeError(f"{name}: tools/list is empty")
     upstream: dict[str, Any] = {"protocolVersion": protocol}
     if info is not None:
         upstream.update(info.model_dump(by_alias=True, exclude_none=True, mode="json"))
@@ -159,7 +163,17 @@ async def harvest(name: str, workdir: Path, errlog: TextIO) -> dict[str, Any]:
         # Kept apart (the loader would take a top-level one as summary). Some servers name the folder
         # they were started in; that is this capture's temporary folder, so it becomes a placeholder.
         upstream["instructions"] = instructions.replace(str(workdir), "<folder>")
-    document = {
+    if str(workdir) in json.dumps(tools):
+        raise RuntimeError(f"{name}: its tool listing names the capture's temporary folder {workdir}; "
+                           "start it without that folder in its descriptions")
+    return tools, upstream
+
+
+async def harvest(name: str, workdir: Path, errlog: TextIO) -> dict[str, Any]:
+    """Start server ``name`` confined to ``workdir`` and return its registry document."""
+    spec = upstream_servers.SERVERS[name]
+    tools, upstream = await list_server(name, spec.entry(workdir), workdir, errlog)
+    return {
         "server": {
             "name": name,
             "description": ABOUT[name].description,
@@ -169,11 +183,6 @@ async def harvest(name: str, workdir: Path, errlog: TextIO) -> dict[str, Any]:
         },
         "tools": tools,
     }
-    text = json.dumps(document)
-    if str(workdir) in text:
-        raise RuntimeError(f"{name}: its tool listing names the capture's temporary folder {workdir}; "
-                           "start it without that folder in its descriptions (see upstream_servers.SERVERS)")
-    return document
 
 
 def _installed_version(spec: upstream_servers.ServerSpec) -> str:

@@ -215,14 +215,20 @@ class Hub:
 
     async def _suggest(self, snap: Snapshot, query: str, searched: Sequence[Found], abstained: bool,
                        principal: Principal | None) -> list[Suggestion]:
-        """Known servers not connected that would serve the request, when nothing connected does well."""
-        if self.suggester is None or self.upstreams is None or not (abstained or all(f.tier == "low" for f in searched)):
+        """Known servers not connected that would serve the request, when nothing connected does well
+        or the request names such a server (then only the named ones)."""
+        if self.suggester is None or self.upstreams is None:
             return []
         upstreams = self.upstreams
         connected = {s for s in self.suggester.entries if upstreams.configured(s)}
+        weak = abstained or all(f.tier == "low" for f in searched)
+        only = None if weak else self.suggester.named(query, connected, (f.tool for f in searched))
+        if only is not None and not only:
+            return []
         visible = functools.partial(self._visible, principal)
         try:
-            return await anyio.to_thread.run_sync(lambda: self.suggester.suggest(query, snap.searcher, connected, visible) if self.suggester else [])
+            return await anyio.to_thread.run_sync(
+                lambda: self.suggester.suggest(query, snap.searcher, connected, visible, only=only) if self.suggester else [])
         except VotrError as exc:
             log.warning("no server suggestions: %s", exc)
             return []

@@ -26,7 +26,7 @@ from typing import Any
 import anyio
 import anyio.to_thread
 
-from votr_mcp.catalog import Catalog, Tool, ToolKey, default_registry_path, load_catalog
+from votr_mcp.catalog import Catalog, Tool, ToolKey, default_registry_path, known_servers_path, load_catalog
 from votr_mcp.errors import VotrError
 from votr_mcp.index.dense import Embedder, EmbeddingCache, JointEmbedder
 from votr_mcp.retrieval.searcher import EmptyCatalog, Searcher, searcher_for
@@ -38,7 +38,7 @@ from votr_mcp.server.observability import observe, web_routes
 from votr_mcp.server.sessions import ManagedSessions
 from votr_mcp.server.transports import HttpOptions, serve_http, serve_stdio
 
-__all__ = ["ServeOptions", "serve", "build_searcher", "registry_setup_hints"]
+__all__ = ["ServeOptions", "serve", "build_searcher", "default_suggester", "registry_setup_hints"]
 
 log = logging.getLogger(__name__)
 
@@ -256,16 +256,34 @@ async def _follow_store(hub: Hub, store: Any) -> None:
         if list(catalog) != list(hub.index.current.catalog):
             log.info("the store changed: re-indexing %d tools", len(catalog))
             await hub.index.rebuild(catalog)
-def _suggester() -> Any:
-    """Known servers (the embedded registry) to suggest when nothing connected serves a request."""
+def default_suggester(cache_dir: Path | None = None) -> Any:
+    """Known servers to suggest when nothing connected serves a request: the embedded registry's and
+    the shipped known-servers/ catalog's (registry/README.md), each with the mcpServers entry to add.
+    Their vectors are kept in ``cache_dir`` (the user's embedding cache) when given: the same for every
+    store and config, so they are embedded once per machine; else in the live index's cache."""
     from votr_mcp.server.suggest import Suggester
 
-    try:
-        path = default_registry_path()
-        return Suggester(load_catalog(path).catalog, registry_setup_hints(path))
-    except VotrError as exc:
-        log.info("no server suggestions: %s", exc)
+    tools: list[Tool] = []
+    hints: dict[str, Mapping[str, Any]] = {}
+    for find in (default_registry_path, known_servers_path):
+        try:
+            path = find()
+            catalog = load_catalog(path).catalog
+        except VotrError as exc:
+            log.info("server suggestions without it: %s", exc)
+            continue
+        found = registry_setup_hints(path)
+        new = {server: entry for server, entry in found.items() if server not in hints}  # the registry's first
+        tools += [t for t in catalog if t.server in new]
+        hints.update(new)
+    if not hints:
         return None
+    cache = None
+    if cache_dir is not None:
+        from votr_mcp.index import FileEmbeddingCache
+
+        cache = FileEmbeddingCache(cache_dir)
+    return Suggester(Catalog(tools), hints, cache)
 
 
 async def _learning(options: ServeOptions, store: Any, stack: AsyncExitStack, config: Any = None) -> Any:
@@ -361,7 +379,7 @@ async def _prepare_upstreams(options: ServeOptions, config_path: Path, stack: As
     started = anyio.Event()
     upstreams = await stack.enter_async_context(Upstreams(config, on_tools=on_tools))
     hub.upstreams = _UpstreamsView(upstreams, config)
-    hub.suggester = _suggester()
+    hub.suggester = default_suggester(options.embedding_cache)
     hub.index.on_swap(lambda snap: _apply_session_policy(sessions, snap, config))
     _apply_session_policy(sessions, hub.index.current, config)
 
@@ -434,9 +452,16 @@ async def _load_dense(hub: Hub) -> None:
             await anyio.to_thread.run_sync(stored.save, ready.searcher)
     except Exception:
         log.exception("could not load the embedding model; serving lexical results only")
+        return
     finally:
         hub.dense_pending = False
         hub.dense_done.set()
+    if hub.suggester is not None:
+        # The known servers' vectors (some 800 tools; cached, so embedded once), off the search path.
+        try:
+            await anyio.to_thread.run_sync(hub.suggester.warm, ready.searcher, abandon_on_cancel=True)
+        except Exception:
+            log.exception("could not index the known servers; search suggests none")
 
 
 def _stored_catalog(store: Any) -> Catalog:

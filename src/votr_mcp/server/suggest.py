@@ -1,17 +1,24 @@
 """Servers the user has not connected that would serve a request nothing connected serves.
 
-The project ships a catalog of known servers (``registry/``: tools/list captured from real servers,
-each with the ``mcpServers`` entry that starts it). When a search abstains, or its best tool is only
-of low confidence, the same request is searched among the known servers' tools that are not
-connected; a confident answer there is named with its entry, so the user can add that server.
-The retriever over the known servers is built on first use, with the live index's embedder.
+The project ships catalogs of known servers (``registry/`` and ``known-servers/``: tools/list
+captured from real servers, each with the ``mcpServers`` entry that starts it). When a search
+abstains, or its best tool is only of low confidence, the same request is searched among the known
+servers' tools that are not connected; a confident answer there is named with its entry, so the user
+can add that server. A request that names a known server that is not connected ("... on GitHub"),
+and that none of the tools found mentions, is searched there too even when the connected tools look
+confident (a connected git server is not GitHub); then only the named servers are suggested.
+
+The retriever over the known servers uses the live index's embedder: serve builds it in the
+background once the model is loaded (:meth:`Suggester.warm`; some 800 tools), and a search that comes
+while it is being built suggests nothing rather than wait for it.
 """
 
 from __future__ import annotations
 
 import logging
+import re
 import threading
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,6 +27,9 @@ from votr_mcp.catalog.models import Catalog, Tool
 __all__ = ["Suggestion", "Suggester"]
 
 log = logging.getLogger(__name__)
+
+WARM_PART = 200
+"""Tools embedded (and cached) at a time when the known servers are indexed in the background."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,31 +45,77 @@ class Suggestion:
 class Suggester:
     """Searches the known servers' catalog for requests the connected servers do not serve."""
 
-    def __init__(self, catalog: Catalog, entries: Mapping[str, Mapping[str, Any]]) -> None:
+    def __init__(self, catalog: Catalog, entries: Mapping[str, Mapping[str, Any]], cache: Any = None) -> None:
         self.catalog = Catalog(t for t in catalog if t.server in entries)
         self.entries = dict(entries)
+        self.cache = cache
+        """Where the known tools' vectors are kept (an EmbeddingCache); None: the live index's."""
         self._lock = threading.Lock()
         self._retriever: Any = None
         self._dense = False
 
-    def _searcher(self, like: Any) -> Any:
-        """The retriever over the known servers, dense as soon as ``like`` (the live one) is."""
-        from votr_mcp.retrieval.pipeline import Retriever
-
+    def _searcher(self, like: Any, *, wait: bool = True, part: int | None = None) -> Any:
+        """The retriever over the known servers, dense as soon as ``like`` (the live one) is; None
+        when another thread is building it and ``wait`` is false. With ``part``, the tools are first
+        embedded ``part`` at a time, each part cached as it is done (see :meth:`warm`)."""
         embedder = getattr(like, "embedder", None) if getattr(like, "dense_ready", False) else None
-        with self._lock:
+        built = self._retriever
+        if built is not None and (embedder is None or self._dense):
+            return built  # no lock once built: concurrent searches never see it as busy
+        if not self._lock.acquire(blocking=wait):
+            return None
+        try:
             if self._retriever is None or (embedder is not None and not self._dense):
-                self._retriever = Retriever.build(self.catalog, embedder=embedder, cache=getattr(like, "cache", None))
+                from votr_mcp.retrieval.pipeline import Retriever
+
+                cache = self.cache if self.cache is not None else getattr(like, "cache", None)
+                if embedder is not None and cache is not None and part is not None:
+                    self._embed_in_parts(embedder, cache, part)
+                self._retriever = Retriever.build(self.catalog, embedder=embedder, cache=cache)
                 self._dense = embedder is not None
             return self._retriever
+        finally:
+            self._lock.release()
+
+    def _embed_in_parts(self, embedder: Any, cache: Any, part: int) -> None:
+        from votr_mcp.index.catalog_index import build_dense
+
+        chunk: list[Tool] = []
+        for server in sorted(self.catalog.servers):
+            chunk += [t for t in self.catalog if t.server == server]
+            if len(chunk) >= part:
+                build_dense(Catalog(chunk), embedder, cache)
+                chunk = []
+
+    def warm(self, like: Any, part: int = WARM_PART) -> None:
+        """Build the retriever now, so no search waits for it (searches meanwhile suggest nothing).
+        The tools are embedded ``part`` at a time, each part cached as it is done: a process stopped
+        midway (a short session, a test) leaves its work to the next instead of losing it."""
+        if len(self.catalog):
+            self._searcher(like, part=part)
+
+    def named(self, query: str, connected: Collection[str], found: Iterable[Tool]) -> set[str]:
+        """Known servers, not connected, that ``query`` names as words ('google maps' for google-maps)
+        and that no ``found`` tool mentions (by its server, name or description)."""
+        words = _words(query)
+        named = {s for s in self.entries if s not in connected and f" {_words(s)} " in f" {words} "}
+        if not named:
+            return named
+        mentioned = " ".join(_words(f"{t.server} {t.name} {t.description}") for t in found)
+        return {s for s in named if f" {_words(s)} " not in f" {mentioned} "}
 
     def suggest(self, query: str, like: Any, connected: Collection[str],
-                visible: Callable[[Tool], bool] = lambda tool: True, most: int = 2) -> list[Suggestion]:
-        """Up to ``most`` known servers, not connected, whose tools this request confidently finds."""
+                visible: Callable[[Tool], bool] = lambda tool: True, most: int = 2,
+                only: Collection[str] | None = None) -> list[Suggestion]:
+        """Up to ``most`` known servers, not connected (and among ``only`` when given), whose tools
+        this request confidently finds."""
         if not len(self.catalog):
             return []
-        searcher = self._searcher(like)
-        exclude = [t.key for t in self.catalog if t.server in connected or not visible(t)]
+        searcher = self._searcher(like, wait=False)
+        if searcher is None:
+            return []  # being built in the background (warm): this search does not wait for it
+        exclude = [t.key for t in self.catalog
+                   if t.server in connected or (only is not None and t.server not in only) or not visible(t)]
         if len(exclude) == len(self.catalog):
             return []
         result = searcher.search(query, exclude=exclude)
@@ -70,3 +126,8 @@ class Suggester:
             if hit.tier in ("high", "medium") and hit.tool.server not in out:
                 out[hit.tool.server] = Suggestion(hit.tool.server, hit.tool.name, self.entries[hit.tool.server])
         return list(out.values())[:most]
+
+
+def _words(text: str) -> str:
+    """``text`` lower-cased as words separated by single spaces (names: '-' and '_' separate words)."""
+    return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
