@@ -12,15 +12,14 @@ import anyio.to_thread
 import mcp_types as types
 import pytest
 
-from votr_mcp.catalog import Catalog, Tool, load_catalog
+from votr_mcp.catalog import Catalog, Tool, load_catalog, setup_entries
 from votr_mcp.catalog.embedded import default_registry_path
 from votr_mcp.cli._paths import cache_dir
 from votr_mcp.policy import Governance
 from votr_mcp.retrieval.pipeline import Retriever
 from votr_mcp.server.hub import Hub
 from votr_mcp.server.live_index import LiveIndex
-from votr_mcp.server.runtime import default_suggester, registry_setup_hints
-from votr_mcp.server.suggest import Suggester
+from votr_mcp.server.suggest import Suggester, default_suggester
 
 pytestmark = pytest.mark.anyio
 
@@ -49,7 +48,7 @@ async def test_a_request_only_an_unconnected_known_server_serves_names_it_with_i
     registry = load_catalog(default_registry_path()).catalog
     connected = Catalog(t for t in registry if t.server in CONNECTED)
     hub = Hub(LiveIndex(connected, Retriever.build(connected, embedder=MiniLMEmbedder())), Connected(),
-              suggester=Suggester(registry, registry_setup_hints(default_registry_path())))
+              suggester=Suggester(registry, setup_entries(default_registry_path())))
     hub.ready.set()
     with anyio.fail_after(120):
         answer = await hub.search("stage my changes and commit them")
@@ -127,7 +126,7 @@ def test_the_known_servers_are_indexed_in_cached_parts_so_an_interrupted_warm_up
     from votr_mcp.index import FileEmbeddingCache, MiniLMEmbedder
 
     registry = load_catalog(default_registry_path()).catalog
-    hints = registry_setup_hints(default_registry_path())
+    hints = setup_entries(default_registry_path())
     model = Stoppable(MiniLMEmbedder())
     like = Retriever.build(Catalog(t for t in registry if t.server == "time"), embedder=model)
     model.texts, model.fail_after_calls = 0, 1  # the first part is embedded and cached, then the process "stops"
@@ -152,7 +151,7 @@ async def test_a_search_while_the_known_servers_are_being_indexed_suggests_nothi
     registry = load_catalog(default_registry_path()).catalog
     model = MiniLMEmbedder()
     like = Retriever.build(Catalog(t for t in registry if t.server == "time"), embedder=model)
-    suggester = Suggester(Catalog(t for t in registry if t.server == "git"), registry_setup_hints(default_registry_path()))
+    suggester = Suggester(Catalog(t for t in registry if t.server == "git"), setup_entries(default_registry_path()))
     request = functools.partial(suggester.suggest, "stage my changes and commit them", like, ())
     with suggester._lock:  # what warm() holds while it builds
         with anyio.fail_after(5):

@@ -3,11 +3,14 @@ known servers that are only ever suggested (``known-servers/``)."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from votr_mcp.errors import CatalogError
 
-__all__ = ["default_registry_path", "known_servers_path"]
+__all__ = ["default_registry_path", "known_servers_path", "setup_entries"]
 
 _PACKAGE = Path(__file__).resolve().parent.parent
 
@@ -36,3 +39,20 @@ def known_servers_path() -> Path:
     if path is None:
         raise CatalogError("the known-servers/ catalog is missing from this install; suggestions use registry/ alone")
     return path
+
+
+def setup_entries(path: Path) -> dict[str, Mapping[str, Any]]:
+    """``server -> mcpServers entry`` from the ``config`` of each catalog file's server object (the
+    shipped catalogs' files carry the entry that starts their server)."""
+    hints: dict[str, Mapping[str, Any]] = {}
+    files = [path] if path.is_file() else sorted(path.glob("*.json"))
+    for file in files:
+        try:
+            document = json.loads(file.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue  # load_catalog reports unreadable files; hints are optional
+        for listing in document if isinstance(document, list) else [document]:
+            server = listing.get("server") if isinstance(listing, dict) else None
+            if isinstance(server, dict) and isinstance(server.get("name"), str) and isinstance(server.get("config"), dict):
+                hints[server["name"]] = server["config"]
+    return hints

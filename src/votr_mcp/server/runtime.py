@@ -14,7 +14,6 @@ Order matters for the first answer, not for correctness:
 
 from __future__ import annotations
 
-import json
 import logging
 import signal
 from collections.abc import Mapping, Sequence
@@ -26,7 +25,7 @@ from typing import Any
 import anyio
 import anyio.to_thread
 
-from votr_mcp.catalog import Catalog, Tool, ToolKey, default_registry_path, known_servers_path, load_catalog
+from votr_mcp.catalog import Catalog, Tool, ToolKey, default_registry_path, load_catalog, setup_entries
 from votr_mcp.errors import VotrError
 from votr_mcp.index.dense import Embedder, EmbeddingCache, JointEmbedder
 from votr_mcp.retrieval.searcher import EmptyCatalog, Searcher, searcher_for
@@ -36,9 +35,10 @@ from votr_mcp.server.hub import Hub
 from votr_mcp.server.live_index import LiveIndex, Snapshot
 from votr_mcp.server.observability import observe, web_routes
 from votr_mcp.server.sessions import ManagedSessions
+from votr_mcp.server.suggest import default_suggester
 from votr_mcp.server.transports import HttpOptions, serve_http, serve_stdio
 
-__all__ = ["ServeOptions", "serve", "build_searcher", "default_suggester", "registry_setup_hints"]
+__all__ = ["ServeOptions", "serve", "build_searcher"]
 
 log = logging.getLogger(__name__)
 
@@ -100,22 +100,6 @@ def load_embedder() -> JointEmbedder:
     if embedder.sparse is not None:
         embedder.sparse.encode(["warm up"])  # load now, not in the first search that needs a query vector
     return embedder
-
-
-def registry_setup_hints(path: Path) -> dict[str, Mapping[str, Any]]:
-    """``server -> mcpServers entry`` from the ``config`` of each registry file's server object."""
-    hints: dict[str, Mapping[str, Any]] = {}
-    files = [path] if path.is_file() else sorted(path.glob("*.json"))
-    for file in files:
-        try:
-            document = json.loads(file.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue  # load_catalog reports unreadable files; hints are optional
-        for listing in document if isinstance(document, list) else [document]:
-            server = listing.get("server") if isinstance(listing, dict) else None
-            if isinstance(server, dict) and isinstance(server.get("name"), str) and isinstance(server.get("config"), dict):
-                hints[server["name"]] = server["config"]
-    return hints
 
 
 async def serve(
@@ -221,10 +205,10 @@ async def _prepare_catalog(options: ServeOptions, stack: AsyncExitStack, session
         catalog, source = load_catalog(path).require_tools(log), f"the catalog at {path}"
     log.info("no upstream config: serving %s (%d tools of %d servers); calls explain how to add servers",
              source, len(catalog), len(catalog.servers))
-    hints = registry_setup_hints(path) if path is not None else {}
+    hints = setup_entries(path) if path is not None else {}
     if path is None or options.catalog_path is not None:
         try:
-            hints = {**registry_setup_hints(default_registry_path()), **hints}
+            hints = {**setup_entries(default_registry_path()), **hints}
         except VotrError:
             pass  # no embedded registry in this install: generic hints
     searcher = stored.lexical() if stored is not None and stored.loaded is not None else build_searcher(catalog, cache=cache)
@@ -256,36 +240,6 @@ async def _follow_store(hub: Hub, store: Any) -> None:
         if list(catalog) != list(hub.index.current.catalog):
             log.info("the store changed: re-indexing %d tools", len(catalog))
             await hub.index.rebuild(catalog)
-def default_suggester(cache_dir: Path | None = None) -> Any:
-    """Known servers to suggest when nothing connected serves a request: the embedded registry's and
-    the shipped known-servers/ catalog's (registry/README.md), each with the mcpServers entry to add.
-    Their vectors are kept in ``cache_dir`` (the user's embedding cache) when given: the same for every
-    store and config, so they are embedded once per machine; else in the live index's cache."""
-    from votr_mcp.server.suggest import Suggester
-
-    tools: list[Tool] = []
-    hints: dict[str, Mapping[str, Any]] = {}
-    for find in (default_registry_path, known_servers_path):
-        try:
-            path = find()
-            catalog = load_catalog(path).catalog
-        except VotrError as exc:
-            log.info("server suggestions without it: %s", exc)
-            continue
-        found = registry_setup_hints(path)
-        new = {server: entry for server, entry in found.items() if server not in hints}  # the registry's first
-        tools += [t for t in catalog if t.server in new]
-        hints.update(new)
-    if not hints:
-        return None
-    cache = None
-    if cache_dir is not None:
-        from votr_mcp.index import FileEmbeddingCache
-
-        cache = FileEmbeddingCache(cache_dir)
-    return Suggester(Catalog(tools), hints, cache)
-
-
 async def _learning(options: ServeOptions, store: Any, stack: AsyncExitStack, config: Any = None) -> Any:
     """The outcome log and what is learned from it, kept in the store when there is one; seeded with
     the example requests the config gives (``"votr": {"examples": {tool: [...]}}``)."""

@@ -20,11 +20,18 @@ import re
 import threading
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+from votr_mcp.catalog import default_registry_path, known_servers_path, load_catalog, setup_entries
 from votr_mcp.catalog.models import Catalog, Tool
+from votr_mcp.errors import VotrError
+from votr_mcp.index.catalog_index import build_dense
+from votr_mcp.index.dense import Embedder, EmbeddingCache, FileEmbeddingCache
+from votr_mcp.retrieval.pipeline import Retriever
+from votr_mcp.retrieval.searcher import Searcher
 
-__all__ = ["Suggestion", "Suggester"]
+__all__ = ["Suggestion", "Suggester", "default_suggester"]
 
 log = logging.getLogger(__name__)
 
@@ -45,20 +52,21 @@ class Suggestion:
 class Suggester:
     """Searches the known servers' catalog for requests the connected servers do not serve."""
 
-    def __init__(self, catalog: Catalog, entries: Mapping[str, Mapping[str, Any]], cache: Any = None) -> None:
+    def __init__(self, catalog: Catalog, entries: Mapping[str, Mapping[str, Any]],
+                 cache: EmbeddingCache | None = None) -> None:
         self.catalog = Catalog(t for t in catalog if t.server in entries)
         self.entries = dict(entries)
         self.cache = cache
-        """Where the known tools' vectors are kept (an EmbeddingCache); None: the live index's."""
+        """Where the known tools' vectors are kept; None: the live index's."""
         self._lock = threading.Lock()
-        self._retriever: Any = None
+        self._retriever: Retriever | None = None
         self._dense = False
 
-    def _searcher(self, like: Any, *, wait: bool = True, part: int | None = None) -> Any:
+    def _searcher(self, like: Searcher, *, wait: bool = True, part: int | None = None) -> Retriever | None:
         """The retriever over the known servers, dense as soon as ``like`` (the live one) is; None
         when another thread is building it and ``wait`` is false. With ``part``, the tools are first
         embedded ``part`` at a time, each part cached as it is done (see :meth:`warm`)."""
-        embedder = getattr(like, "embedder", None) if getattr(like, "dense_ready", False) else None
+        embedder = like.embedder if like.dense_ready else None
         built = self._retriever
         if built is not None and (embedder is None or self._dense):
             return built  # no lock once built: concurrent searches never see it as busy
@@ -66,9 +74,7 @@ class Suggester:
             return None
         try:
             if self._retriever is None or (embedder is not None and not self._dense):
-                from votr_mcp.retrieval.pipeline import Retriever
-
-                cache = self.cache if self.cache is not None else getattr(like, "cache", None)
+                cache = self.cache if self.cache is not None else like.cache
                 if embedder is not None and cache is not None and part is not None:
                     self._embed_in_parts(embedder, cache, part)
                 self._retriever = Retriever.build(self.catalog, embedder=embedder, cache=cache)
@@ -77,9 +83,7 @@ class Suggester:
         finally:
             self._lock.release()
 
-    def _embed_in_parts(self, embedder: Any, cache: Any, part: int) -> None:
-        from votr_mcp.index.catalog_index import build_dense
-
+    def _embed_in_parts(self, embedder: Embedder, cache: EmbeddingCache, part: int) -> None:
         chunk: list[Tool] = []
         for server in sorted(self.catalog.servers):
             chunk += [t for t in self.catalog if t.server == server]
@@ -87,7 +91,7 @@ class Suggester:
                 build_dense(Catalog(chunk), embedder, cache)
                 chunk = []
 
-    def warm(self, like: Any, part: int = WARM_PART) -> None:
+    def warm(self, like: Searcher, part: int = WARM_PART) -> None:
         """Build the retriever now, so no search waits for it (searches meanwhile suggest nothing).
         The tools are embedded ``part`` at a time, each part cached as it is done: a process stopped
         midway (a short session, a test) leaves its work to the next instead of losing it."""
@@ -104,7 +108,7 @@ class Suggester:
         mentioned = " ".join(_words(f"{t.server} {t.name} {t.description}") for t in found)
         return {s for s in named if f" {_words(s)} " not in f" {mentioned} "}
 
-    def suggest(self, query: str, like: Any, connected: Collection[str],
+    def suggest(self, query: str, like: Searcher, connected: Collection[str],
                 visible: Callable[[Tool], bool] = lambda tool: True, most: int = 2,
                 only: Collection[str] | None = None) -> list[Suggestion]:
         """Up to ``most`` known servers, not connected (and among ``only`` when given), whose tools
@@ -119,13 +123,37 @@ class Suggester:
         if len(exclude) == len(self.catalog):
             return []
         result = searcher.search(query, exclude=exclude)
-        if getattr(result, "abstained", True) or not self._dense:
+        if result.abstained or not self._dense:
             return []  # without the model's evidence there is no abstention to trust: suggest nothing
         out: dict[str, Suggestion] = {}
         for hit in result.hits:
             if hit.tier in ("high", "medium") and hit.tool.server not in out:
                 out[hit.tool.server] = Suggestion(hit.tool.server, hit.tool.name, self.entries[hit.tool.server])
         return list(out.values())[:most]
+
+
+def default_suggester(cache_dir: Path | None = None) -> Suggester | None:
+    """Known servers to suggest when nothing connected serves a request: the embedded registry's and
+    the shipped known-servers/ catalog's (registry/README.md), each with the mcpServers entry to add.
+    Their vectors are kept in ``cache_dir`` (the user's embedding cache) when given: the same for every
+    store and config, so they are embedded once per machine; else in the live index's cache."""
+    tools: list[Tool] = []
+    hints: dict[str, Mapping[str, Any]] = {}
+    for find in (default_registry_path, known_servers_path):
+        try:
+            path = find()
+            catalog = load_catalog(path).catalog
+        except VotrError as exc:
+            log.info("server suggestions without it: %s", exc)
+            continue
+        found = setup_entries(path)
+        new = {server: entry for server, entry in found.items() if server not in hints}  # the registry's first
+        tools += [t for t in catalog if t.server in new]
+        hints.update(new)
+    if not hints:
+        return None
+    cache = FileEmbeddingCache(cache_dir) if cache_dir is not None else None
+    return Suggester(Catalog(tools), hints, cache)
 
 
 def _words(text: str) -> str:
