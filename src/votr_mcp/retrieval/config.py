@@ -95,6 +95,12 @@ class RetrievalConfig:
     # MSC L4 .736 -> .748, L3 .984 -> .990, ToolBench .817 -> .821, MSC L2 and MetaTool unchanged;
     # 0.75 and 1.5 gained less on L4).
     merge_server_weight: Weight = 1.0
+    # Each need's own list, before its hand-off, lifts by this weight times the share of the task's
+    # other lists (whole query, other needs) that lead with the tool's server (merge.cohere_needs).
+    # Dev, 0 -> 0.5: MSC-Bench chain success .711 -> .725, hand-off .891 -> .896 at mean k 2.99 ->
+    # 2.93; ToolBench chain .443 -> .453, hand-off .639 -> .646; MetaTool and the human sets
+    # unchanged; 1.0 cost MSC L4 hand-off .759 -> .741.
+    need_server_weight: Weight = 0.5
     # MSC-Bench L4 tasks name up to 6 steps; the 6th need no longer shares a text with the 5th (dev
     # task R@10 5 -> 6, fusion-ranked needs with server support: L4 .748 -> .774, 7 and 8 gave .773;
     # L3, ToolBench, MetaTool unchanged). An earlier, reranked-needs pipeline saw +.006 only.

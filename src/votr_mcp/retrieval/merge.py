@@ -17,7 +17,7 @@ from votr_mcp.retrieval.config import RetrievalConfig
 from votr_mcp.retrieval.features import Ranking
 from votr_mcp.retrieval.formulas import rrf, server_rrf, top_k
 
-__all__ = ["merge_task", "server_support"]
+__all__ = ["cohere_needs", "merge_task", "server_support"]
 
 
 def server_support(whole: Ranking, rankings: Sequence[Ranking], server_of: NDArray[np.intp], n_servers: int,
@@ -52,3 +52,25 @@ def merge_task(whole: Ranking, rankings: Sequence[Ranking], server_of: NDArray[n
     lex_all = {int(i): float(c) for r in [whole, *rankings] for i, c in zip(r.order, r.lexical)}
     return Ranking(order, merged[order], np.array([cos_all.get(int(i), 0.0) for i in order]),
                    np.array([lex_all.get(int(i), 0.0) for i in order]))
+
+
+LEAD_DEPTH = 3
+"""How many of a list's first tools say which servers it leads with."""
+
+
+def cohere_needs(whole: Ranking, rankings: Sequence[Ranking], server_of: NDArray[np.intp],
+                 weight: float) -> list[Ranking]:
+    """Each need's list with its tools scored up by ``weight`` times the share of the task's other lists
+    (the whole query's and the other needs') that lead with the tool's server: "total the orders" after
+    two database steps is a database step, "search for 'usb-c hub'" after opening a page a browser step."""
+    if weight <= 0 or len(rankings) < 2:
+        return list(rankings)
+    leads = [frozenset(server_of[r.order[:LEAD_DEPTH]].tolist()) for r in (whole, *rankings)]
+    out: list[Ranking] = []
+    for i, r in enumerate(rankings):
+        others = [leads[0], *(lead for j, lead in enumerate(leads[1:]) if j != i)]
+        share = np.array([sum(int(s) in lead for lead in others) / len(others) for s in server_of[r.order]])
+        score = r.fused + weight * share
+        order = np.argsort(-score, kind="stable")
+        out.append(Ranking(r.order[order], score[order], r.cosines[order], r.lexical[order], r.evidence))
+    return out

@@ -35,7 +35,7 @@ from votr_mcp.retrieval.formulas import dice, near_best
 from votr_mcp.retrieval.fusion import Fused, fuse, fused_head, sparse_queries, whole_vector
 from votr_mcp.retrieval.handoff import HandOff
 from votr_mcp.retrieval.intent import split_needs
-from votr_mcp.retrieval.merge import merge_task
+from votr_mcp.retrieval.merge import cohere_needs, merge_task
 from votr_mcp.retrieval.null_model import chat_similarity, null_requests, null_threshold
 from votr_mcp.retrieval.query_adapter import Adapts, shipped_adapter
 from votr_mcp.retrieval.rerank import GROUPS, QueryView, RerankModel, head_features, shipped_rerank
@@ -308,6 +308,7 @@ class Retriever:
             return handoff.single(query, whole, max_results)
         rankings = [self._rank(n, vectors.get(n) if use_dense else None, allowed, hint, cfg.rerank_needs, sparse)
                     for n in needs]
+        rankings = cohere_needs(whole, rankings, self._server_of, cfg.need_server_weight)
         merged = merge_task(whole, rankings, self._server_of, len(self._server_row), cfg)
         return handoff.multi(query, needs, whole, rankings, merged, max_results)
 
