@@ -68,8 +68,8 @@ class SparseIndex:
             cols.extend(ids)
             vals.append(w)
         data = np.concatenate(vals) if vals else np.zeros(0)
-        self._matrix = sp.csr_matrix((data, (rows, cols)), shape=(len(grams), len(self.idf)))
-        self._postings = self._matrix.tocsc()
+        # Kept by column only (postings, what scoring reads); restack reads rows from it.
+        self._postings = sp.csr_matrix((data, (rows, cols)), shape=(len(grams), len(self.idf))).tocsc()
 
     def _weights(self, grams: Counter[str]) -> tuple[list[int], NDArray[np.float64]]:
         ids = [self.vocab[t] for t in grams if t in self.vocab]
@@ -100,13 +100,13 @@ class SparseIndex:
         in this index's vocabulary and idf (unknown terms ignored until the next full build)."""
         is_old = np.array([isinstance(r, (int, np.integer)) for r in rows], dtype=bool)
         old_rows = [int(r) for r in rows if isinstance(r, (int, np.integer))]
-        parts = ([self._matrix[old_rows]] if old_rows else []) + [self.vector(str(r)) for r in rows if not isinstance(r, (int, np.integer))]
+        parts = ([self._postings.tocsr()[old_rows]] if old_rows else []) + [self.vector(str(r)) for r in rows if not isinstance(r, (int, np.integer))]
         place = np.empty(len(rows), dtype=np.intp)
         place[np.flatnonzero(is_old)] = np.arange(len(old_rows))
         place[np.flatnonzero(~is_old)] = len(old_rows) + np.arange(len(rows) - len(old_rows))
         new = object.__new__(SparseIndex)
         new.__dict__.update(self.__dict__)
-        new._matrix = sp.vstack(parts, format="csr")[place] if parts else sp.csr_matrix((0, len(self.idf)))
-        new._postings = new._matrix.tocsc()
+        matrix = sp.vstack(parts, format="csr")[place] if parts else sp.csr_matrix((0, len(self.idf)))
+        new._postings = matrix.tocsc()
         new.n_docs = len(rows)
         return new
