@@ -440,11 +440,11 @@ class Retriever:
     def _dense_scores(self, queries: Sequence[tuple[str, NDArray[np.float32] | None]]) -> dict[str, DenseScores]:
         """The dense scores of several texts at once (:func:`dense_scores`: one pass over the tool
         matrix for them all), by text; empty when dense is off."""
-        given = [(t, v) for t, v in dict(queries).items() if v is not None]
+        given = {t: v for t, v in queries if v is not None}
         if self._dense is None or not self.config.dense or not given:
             return {}
-        adapted = [(t, self._adapted(t, v)) for t, v in given]
-        return dict(zip([t for t, _ in given], dense_scores(self._dense, self.config, adapted)))  # type: ignore[misc]
+        adapted = [(t, self._adapted(t, v)) for t, v in given.items()]
+        return dict(zip(given, dense_scores(self._dense, self.config, [(t, v) for t, v in adapted if v is not None])))
 
     def _rank(self, text: str, vec: NDArray[np.float32] | None, allowed: NDArray[np.bool_] | None,
               hints: Sequence[NDArray[np.float64]], rerank: bool = True,
