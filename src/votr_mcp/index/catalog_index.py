@@ -19,7 +19,7 @@ from votr_mcp.catalog.models import Catalog
 from votr_mcp.index.bm25 import BM25Index
 from votr_mcp.index.dense import Embedder, EmbeddingCache, JointEmbedder, SparseEncoder, embed_cached, l2_normalise
 from votr_mcp.index.known_examples import examples_of
-from votr_mcp.index.sparse import SparseIndex
+from votr_mcp.index.sparse import SparseIndex, postings_sum
 from votr_mcp.index.splade import DOC_TERMS, DOC_TOKENS, pack, unpack_rows
 from votr_mcp.index.text import server_texts, tool_dense_text, tool_lexical_text, tool_splade_text
 from votr_mcp.index.tokenize import tokenize
@@ -104,12 +104,7 @@ class DenseIndex:
     def splade_scores(self, query: sp.csr_matrix) -> NDArray[np.float64]:
         """Every tool's dot product with a query's learned sparse row (over ``splade_columns``)."""
         assert self.splade is not None
-        out = np.zeros(self.splade.shape[0])
-        m = self.splade
-        for col, weight in zip(query.indices, query.data):
-            lo, hi = m.indptr[col], m.indptr[col + 1]
-            out[m.indices[lo:hi]] += float(weight) * m.data[lo:hi]
-        return out
+        return postings_sum(self.splade, query.indices, query.data)
 
 
 EXAMPLE_COVERAGE = 0.5
