@@ -214,7 +214,7 @@ def measure(size: int, path: Path, n_queries: int, launched: float, *, rebuild: 
         "p99_ms": round(_percentile(times, 99), 1), "rss_mb": round(rss), "peak_rss_mb": round(peak),
         "p50_cpu_ms": round(_percentile(cpu, 50), 1), "p95_cpu_ms": round(_percentile(cpu, 95), 1),
         "restart_s": round(restart_s, 2), "restart_cpu_s": round(restart_cpu_s, 2), "restart_steps_s": steps,
-        "restart_loaded_snapshot": stored.loaded is not None, **change,
+        "restart_loaded_snapshot": stored.loaded is not None, **change, **_index_sizes(retriever),
         "load_average_1min": os.getloadavg()[0],
     }
 
@@ -244,6 +244,14 @@ def measure_lexical(path: Path, launched: float, *, snapshot: bool) -> dict[str,
     if snapshot:
         out["first_answer_loaded_snapshot"] = used
     return out
+
+
+def _index_sizes(retriever: Any) -> dict[str, Any]:
+    """What a search reads that grows with the catalog: the dense tool matrix, the SPLADE terms."""
+    dense = retriever.dense_index
+    columns = dense.splade_columns if dense is not None else None
+    return {"dense_matrix_mb": round(dense.tools.nbytes / 2**20) if dense is not None else 0,
+            "splade_terms": len(columns) if columns is not None else 0}
 
 
 def _one_change(store: Any, catalog: Any, retriever: Any, embedder: Any) -> dict[str, Any]:
@@ -353,6 +361,12 @@ def write_reports(results: dict[str, Any], command: str) -> None:
         "  whole rankings, the server-level score of every tool), which a KNN index (pgvector, sqlite-vec) does",
         "  not return without changing results, and eval/KNN.md measured sqlite-vec's KNN well behind numpy at",
         "  100k; the store keeps them only so that nothing is embedded twice.",
+        "- **what a search reads at scale**: the dense scores of all of a search's texts (a whole task: the task",
+        "  and each need) come from one product over the tool matrix (each model's columns apart; "
+        + ", ".join(f"{r['dense_matrix_mb']} MB at {r['tools']:,} tools" for r in rows if "dense_matrix_mb" in r) + ");",
+        "  BM25, TF-IDF and SPLADE sum the postings lists of the query's terms; each ranking still cuts each list",
+        "  over every tool (argpartition), and the SPLADE query head projects onto every term some tool has ("
+        + ", ".join(f"{r['splade_terms']:,} at {r['tools']:,}" for r in rows if "splade_terms" in r) + ").",
         "- **one-tool change**: a re-harvest of one server with one tool's description changed: recorded in the",
         "  store and its one new text embedded (store), then swapped into the retriever with the null requests",
         "  rescored (swap).",
