@@ -182,6 +182,7 @@ def measure(size: int, path: Path, n_queries: int, launched: float, *, rebuild: 
     first = retriever.search(queries[0])
     step("first search")
     restart_s = time.time() - launched
+    restart_load = os.getloadavg()[0]  # the machine is shared: what the restart ran beside
     from votr_mcp.store.index_snapshot import settle
 
     settle()  # as serve does once its dense index is ready
@@ -214,6 +215,7 @@ def measure(size: int, path: Path, n_queries: int, launched: float, *, rebuild: 
         "p99_ms": round(_percentile(times, 99), 1), "rss_mb": round(rss), "peak_rss_mb": round(peak),
         "p50_cpu_ms": round(_percentile(cpu, 50), 1), "p95_cpu_ms": round(_percentile(cpu, 95), 1),
         "restart_s": round(restart_s, 2), "restart_cpu_s": round(restart_cpu_s, 2), "restart_steps_s": steps,
+        "restart_load_average_1min": restart_load,
         "restart_loaded_snapshot": stored.loaded is not None, **change, **_index_sizes(retriever),
         "load_average_1min": os.getloadavg()[0],
     }
@@ -330,11 +332,12 @@ def write_reports(results: dict[str, Any], command: str) -> None:
                      f"{r['p50_cpu_ms']} / {r['p95_cpu_ms']} | {r['rss_mb']} ({r['peak_rss_mb']}) | {r['load_average_1min']:.1f} |")
     lines += [
         "",
-        "| tools | restart s (CPU s) | restart without snapshot s (CPU s) | first lexical answer s (CPU s): snapshot / none | index snapshot MB | cold index s | one-tool change ms (store + swap) |",
+        "| tools | restart s (CPU s; load avg) | restart without snapshot s (CPU s) | first lexical answer s (CPU s): snapshot / none | index snapshot MB | cold index s | one-tool change ms (store + swap) |",
         "|---|---|---|---|---|---|---|",
     ]
     for r in rows:
-        lines.append(f"| {r['tools']:,} | {r['restart_s']} ({r['restart_cpu_s']}) | {r['restart_rebuild_s']} ({r['restart_rebuild_cpu_s']}) | "
+        load = f"; {r['restart_load_average_1min']:.1f}" if "restart_load_average_1min" in r else ""
+        lines.append(f"| {r['tools']:,} | {r['restart_s']} ({r['restart_cpu_s']}{load}) | {r['restart_rebuild_s']} ({r['restart_rebuild_cpu_s']}) | "
                      f"{r['first_answer_lexical_snapshot_s']} ({r['first_answer_lexical_snapshot_cpu_s']}) / "
                      f"{r['first_answer_lexical_rebuild_s']} ({r['first_answer_lexical_rebuild_cpu_s']}) | {r['snapshot_mb']} | {r['cold_index_s']:.0f} | "
                      f"{r['one_tool_change_ms']} ({r['one_tool_change_store_ms']} + {r['one_tool_change_swap_ms']}) |")
