@@ -267,8 +267,13 @@ def restack_dense(old: DenseIndex, catalog: Catalog, rows: Rows, embedder: Embed
     splade = old.splade_rows()
     if splade is not None and isinstance(embedder, JointEmbedder) and embedder.sparse is not None:
         new = splade_rows(embedder.sparse, [tool_splade_text(t) for t in fresh], cache)
-        parts = [new[j] if r is None else splade[r] for j, r in zip(np.cumsum([r is None for r in rows]) - 1, rows)]
-        splade = sp.vstack(parts, format="csr") if parts else splade[:0]
+        # The kept rows, then the new ones, put in catalog order by one row index (a row at a time
+        # took 6 s at 100k tools).
+        stacked = sp.vstack([splade[np.maximum(keep[keep >= 0], 0)], new], format="csr")
+        place = np.empty(len(rows), dtype=np.intp)
+        place[keep >= 0] = np.arange(int((keep >= 0).sum()))
+        place[keep < 0] = int((keep >= 0).sum()) + np.arange(len(new_rows))
+        splade = stacked[place]
     return DenseIndex(
         model_id=old.model_id,
         tools=tools,

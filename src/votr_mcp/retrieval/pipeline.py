@@ -334,8 +334,9 @@ class Retriever:
             return []
         texts = list(null_requests())
         vectors = self.embed(texts, self.cache)
-        scored = self._dense_scores([(t, vectors.get(t)) for t in texts])
-        return [self._rank(t, vectors.get(t), None, (), scored=scored.get(t)).evidence for t in texts]
+        scored = self._dense_scores([(t, vectors.get(t)) for t in texts])  # all in one pass, as their sparse vectors
+        sparse = self._sparse_queries(texts) if vectors else None
+        return [self._rank(t, vectors.get(t), None, (), sparse=sparse, scored=scored.get(t)).evidence for t in texts]
 
     def _chat_similarity(self, text: str, vec: NDArray[np.float32] | None) -> float:
         """The best cosine of a request with the null requests (:func:`chat_similarity`)."""
