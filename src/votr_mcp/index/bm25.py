@@ -16,6 +16,8 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import NDArray
 
+from votr_mcp.index.sparse import postings_sum
+
 __all__ = ["BM25Index", "idf_okapi", "term_weight"]
 
 
@@ -64,14 +66,9 @@ class BM25Index:
 
     def scores(self, query_tokens: Sequence[str]) -> NDArray[np.float64]:
         """BM25 score of every document; repeated query tokens count again, as in rank_bm25."""
-        out = np.zeros(self.n_docs)
-        w = self._weights
-        # CSC columns are postings lists: adding a few of them beats scipy's fancy column slicing ~10x.
-        for term, count in Counter(t for t in query_tokens if t in self.vocab).items():
-            col = self.vocab[term]
-            lo, hi = w.indptr[col], w.indptr[col + 1]
-            out[w.indices[lo:hi]] += count * w.data[lo:hi]
-        return out
+        # CSC columns are postings lists: summing the query's beats scipy's fancy column slicing ~10x.
+        counts = Counter(t for t in query_tokens if t in self.vocab)
+        return postings_sum(self._weights, [self.vocab[t] for t in counts], list(counts.values()))
 
     def restack(self, rows: Sequence[int | Sequence[str]]) -> BM25Index:
         """A new index whose row j is old row ``rows[j]`` (an int) or a new document (its tokens),

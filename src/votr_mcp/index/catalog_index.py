@@ -19,7 +19,7 @@ from votr_mcp.catalog.models import Catalog
 from votr_mcp.index.bm25 import BM25Index
 from votr_mcp.index.dense import Embedder, EmbeddingCache, JointEmbedder, SparseEncoder, embed_cached, l2_normalise
 from votr_mcp.index.known_examples import examples_of
-from votr_mcp.index.sparse import SparseIndex
+from votr_mcp.index.sparse import SparseIndex, postings_sum
 from votr_mcp.index.splade import DOC_TERMS, DOC_TOKENS, pack, unpack_rows
 from votr_mcp.index.text import server_texts, tool_dense_text, tool_lexical_text, tool_splade_text
 from votr_mcp.index.tokenize import tokenize
@@ -39,8 +39,11 @@ class LexicalIndex:
 class DenseIndex:
     """Row i of ``tools`` is tool i of the catalog; ``server_of[i]`` its row in the server matrices.
 
-    ``tools_t2v`` replaces a tool's vector by the mean of its description vector and its example
-    queries' vectors when it has examples (Tool2Vec); it is ``tools`` itself when none has.
+    The Tool2Vec matrix (:meth:`tool2vec_matrix`) replaces a tool's vector by the mean of its
+    description vector and its example queries' vectors when it has examples: it is ``tools_t2v``
+    with rows ``t2v_rows`` replaced by ``t2v_vectors``. A built index keeps ``tools_t2v`` as
+    ``tools`` itself and only the few rows of tools with examples apart (at 100k tools a second
+    matrix cost 342 MB for a few hundred rows); a learned one (votr_mcp.learning) holds a whole matrix.
     """
 
     model_id: str
@@ -50,22 +53,58 @@ class DenseIndex:
     server_summary: NDArray[np.float32]
     server_of: NDArray[np.intp]
     slices: tuple[slice, ...] = ()  # each model's columns when the vectors are a JointEmbedder's
-    splade: sp.csr_matrix | None = None  # learned sparse tool vectors (rows × vocabulary), when built
-    splade_norms: NDArray[np.float64] | None = None  # their lengths
-    splade_columns: NDArray[np.intp] | None = None  # the vocabulary terms some tool has (a query needs no other)
-    splade_compact: sp.csr_matrix | None = None  # ``splade`` over those columns only
+    t2v_rows: NDArray[np.intp] | None = None  # rows whose Tool2Vec vector is not ``tools_t2v``'s
+    t2v_vectors: NDArray[np.float32] | None = None  # their Tool2Vec vectors
+    # Learned sparse tool vectors over the vocabulary terms some tool has (``splade_columns``; a
+    # query needs no other), kept by column: a query's few terms read only their tools (postings),
+    # where a product over every row read all 9M entries at 100k tools (eval/SCALE.md).
+    splade: sp.csc_matrix | None = None
+    splade_norms: NDArray[np.float64] | None = None  # each tool's learned sparse vector length
+    splade_columns: NDArray[np.intp] | None = None  # column j of ``splade`` is vocabulary term splade_columns[j]
+    splade_vocabulary: int = 0  # the encoder's vocabulary size
     examples: NDArray[np.float32] | None = None  # each example query's vector (rows of every tool's examples)
     example_owner: NDArray[np.intp] | None = None  # the tool row each example belongs to
 
     @classmethod
     def learned_sparse(cls, splade: sp.csr_matrix | None) -> dict[str, object]:
-        """The learned-sparse fields of an index over these tool rows."""
+        """The learned-sparse fields of an index over these tool rows (``splade``: rows x vocabulary)."""
         if splade is None:
             return {"splade": None}
         columns = np.unique(splade.indices).astype(np.intp)
-        return {"splade": splade, "splade_norms": np.sqrt(np.asarray(splade.multiply(splade).sum(axis=1)).ravel()),
-                "splade_columns": columns, "splade_compact": splade[:, columns].tocsr()}
+        return {"splade": splade[:, columns].tocsc(), "splade_columns": columns, "splade_vocabulary": splade.shape[1],
+                "splade_norms": np.sqrt(np.asarray(splade.multiply(splade).sum(axis=1)).ravel())}
 
+    def tool2vec_matrix(self, copy: bool = False) -> NDArray[np.float32]:
+        """The Tool2Vec matrix (a new array when rows are replaced, or ``copy``)."""
+        if self.t2v_rows is None or not len(self.t2v_rows):
+            return self.tools_t2v.copy() if copy else self.tools_t2v
+        out = self.tools_t2v.copy()
+        out[self.t2v_rows] = self.t2v_vectors
+        return out
+
+    def tool2vec_rows(self, rows: NDArray[np.intp]) -> NDArray[np.float32]:
+        """Some rows of the Tool2Vec matrix, without making it."""
+        out = self.tools_t2v[rows]
+        if self.t2v_rows is not None and len(self.t2v_rows):
+            assert self.t2v_vectors is not None
+            where = {int(r): i for i, r in enumerate(self.t2v_rows)}
+            for j, r in enumerate(rows):
+                if int(r) in where:
+                    out[j] = self.t2v_vectors[where[int(r)]]
+        return out
+
+    def splade_rows(self) -> sp.csr_matrix | None:
+        """The learned sparse tool vectors as rows over the whole vocabulary (what :meth:`learned_sparse` read)."""
+        if self.splade is None or self.splade_columns is None:
+            return None
+        rows = self.splade.tocsr()
+        return sp.csr_matrix((rows.data, self.splade_columns[rows.indices], rows.indptr),
+                             shape=(rows.shape[0], self.splade_vocabulary))
+
+    def splade_scores(self, query: sp.csr_matrix) -> NDArray[np.float64]:
+        """Every tool's dot product with a query's learned sparse row (over ``splade_columns``)."""
+        assert self.splade is not None
+        return postings_sum(self.splade, query.indices, query.data)
 
 
 EXAMPLE_COVERAGE = 0.5
@@ -97,23 +136,26 @@ def build_dense(catalog: Catalog, embedder: Embedder, cache: EmbeddingCache | No
     n, m = len(catalog), len(servers)
     example_texts = texts[n + 2 * m :]
     tools = vectors[:n]
-    t2v = tools
     slices, splade = _joint_parts(catalog, embedder, cache)
     owners: list[int] = []
+    t2v_rows: list[int] = []
+    t2v_vectors: list[NDArray[np.float32]] = []
     if example_texts:
-        t2v = tools.copy()
         offset = n + 2 * m
         for i, tool in enumerate(catalog):
             own = examples_of(tool)
             if own:
                 examples = vectors[offset : offset + len(own)]
                 offset += len(own)
-                t2v[i] = l2_normalise(tools[i] + examples.mean(axis=0))
+                t2v_rows.append(i)
+                t2v_vectors.append(l2_normalise(tools[i] + examples.mean(axis=0)))
                 owners += [i] * len(own)
+    tools = np.ascontiguousarray(tools)
     return DenseIndex(
         model_id=embedder.model_id,
-        tools=np.ascontiguousarray(tools),
-        tools_t2v=np.ascontiguousarray(t2v),
+        tools=tools,
+        tools_t2v=tools,
+        **_tool2vec_fields(t2v_rows, t2v_vectors, tools.shape[1]),
         server_description=np.ascontiguousarray(vectors[n : n + m]),
         server_summary=np.ascontiguousarray(vectors[n + m : n + 2 * m]),
         server_of=np.fromiter((server_row[t.server] for t in catalog), dtype=np.intp, count=n),
@@ -121,6 +163,13 @@ def build_dense(catalog: Catalog, embedder: Embedder, cache: EmbeddingCache | No
         **_example_fields(vectors[n + 2 * m :], owners, n),
         **DenseIndex.learned_sparse(splade),  # type: ignore[arg-type]
     )
+
+
+def _tool2vec_fields(rows: Sequence[int], vectors: Sequence[NDArray[np.float32]], dim: int) -> dict[str, Any]:
+    if not rows:
+        return {"t2v_rows": None, "t2v_vectors": None}
+    return {"t2v_rows": np.asarray(rows, dtype=np.intp),
+            "t2v_vectors": np.ascontiguousarray(np.stack(vectors).astype(np.float32).reshape(len(rows), dim))}
 
 
 def _example_fields(vectors: NDArray[np.float32], owners: Sequence[int], n: int) -> dict[str, Any]:
@@ -181,32 +230,55 @@ def restack_dense(old: DenseIndex, catalog: Catalog, rows: Rows, embedder: Embed
     texts = [tool_dense_text(t) for t in fresh] + [p[0] for p in pairs] + [p[1] for p in pairs] + example_texts
     vectors = embed_cached(embedder, texts, cache) if texts else np.zeros((0, old.tools.shape[1]), dtype=np.float32)
     keep = np.array([r if r is not None else -1 for r in rows], dtype=np.intp)
-    tools = old.tools[np.maximum(keep, 0)].copy()
-    t2v = old.tools_t2v[np.maximum(keep, 0)].copy()
+    tools = old.tools[np.maximum(keep, 0)]
     new_rows = np.flatnonzero(keep < 0)
     tools[new_rows] = vectors[: len(fresh)]
-    t2v[new_rows] = vectors[: len(fresh)]
+    # The Tool2Vec rows kept (as a built index holds them: apart from the shared matrix), then the new ones.
+    shared = old.tools_t2v is old.tools
+    t2v = tools if shared else old.tools_t2v[np.maximum(keep, 0)]
+    if not shared:
+        t2v[new_rows] = vectors[: len(fresh)]
+    new_row = {int(r): i for i, r in enumerate(keep) if r >= 0}
+    t2v_rows: list[int] = []
+    t2v_vectors: list[NDArray[np.float32]] = []
+    if shared and old.t2v_rows is not None and old.t2v_vectors is not None:
+        for r, v in zip(old.t2v_rows, old.t2v_vectors):
+            if int(r) in new_row:
+                t2v_rows.append(new_row[int(r)])
+                t2v_vectors.append(v)
     offset = len(fresh) + 2 * len(servers)
     kept_vectors, kept_owners = _kept_examples(old, keep)
     new_owners: list[int] = []
     for row, tool in zip(new_rows, fresh):
         own = examples_of(tool)
         if own:
-            t2v[row] = l2_normalise(tools[row] + vectors[offset : offset + len(own)].mean(axis=0))
+            vec = l2_normalise(tools[row] + vectors[offset : offset + len(own)].mean(axis=0))
+            if shared:
+                t2v_rows.append(int(row))
+                t2v_vectors.append(vec)
+            else:
+                t2v[row] = vec
             offset += len(own)
             new_owners += [int(row)] * len(own)
+    order = np.argsort(t2v_rows, kind="stable")
     example_vectors = np.concatenate([kept_vectors, vectors[len(fresh) + 2 * len(servers):]]).astype(np.float32)
     m = len(servers)
     server_row = {s.name: i for i, s in enumerate(servers)}
-    splade = old.splade
+    splade = old.splade_rows()
     if splade is not None and isinstance(embedder, JointEmbedder) and embedder.sparse is not None:
         new = splade_rows(embedder.sparse, [tool_splade_text(t) for t in fresh], cache)
-        parts = [new[j] if r is None else splade[r] for j, r in zip(np.cumsum([r is None for r in rows]) - 1, rows)]
-        splade = sp.vstack(parts, format="csr") if parts else splade[:0]
+        # The kept rows, then the new ones, put in catalog order by one row index (a row at a time
+        # took 6 s at 100k tools).
+        stacked = sp.vstack([splade[np.maximum(keep[keep >= 0], 0)], new], format="csr")
+        place = np.empty(len(rows), dtype=np.intp)
+        place[keep >= 0] = np.arange(int((keep >= 0).sum()))
+        place[keep < 0] = int((keep >= 0).sum()) + np.arange(len(new_rows))
+        splade = stacked[place]
     return DenseIndex(
         model_id=old.model_id,
         tools=tools,
         tools_t2v=t2v,
+        **_tool2vec_fields([t2v_rows[i] for i in order], [t2v_vectors[i] for i in order], tools.shape[1]),
         server_description=np.ascontiguousarray(vectors[len(fresh) : len(fresh) + m]),
         server_summary=np.ascontiguousarray(vectors[len(fresh) + m : len(fresh) + 2 * m]),
         server_of=np.fromiter((server_row[t.server] for t in catalog), dtype=np.intp, count=len(catalog)),

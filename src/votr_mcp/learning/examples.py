@@ -157,14 +157,13 @@ class LearnedView:
         rows and the ``stale`` rows (learned before, no longer) are written, so an update touches a
         few hundred rows rather than copying the whole matrix (whose reads then miss the CPU cache).
         A search running meanwhile may read one row half written: that tool's score for that search."""
-        base = dense.tools_t2v
         check_mix(mix)
         if (not len(self) or mix == "off") and out is None:
             return self._with_examples(dense)
-        t2v = base.copy() if out is None else out
+        t2v = dense.tool2vec_matrix(copy=True) if out is None else out
         if len(stale):
             rows = np.asarray(stale, dtype=np.intp)
-            t2v[rows] = base[rows]
+            t2v[rows] = dense.tool2vec_rows(rows)
         if mix != "off" and len(self):
             learned, inverse = np.unique(self.rows, return_inverse=True)
             sums = np.zeros((len(learned), self.vectors.shape[1]), dtype=np.float64)
@@ -173,8 +172,8 @@ class LearnedView:
             if mix == "centred":
                 means -= self.vectors.mean(axis=0)
             weights = np.array([self.weight[int(r)] for r in learned])
-            t2v[learned] = l2_normalise(base[learned] + weights[:, None] * means)
-        return self._with_examples(replace(dense, tools_t2v=t2v))
+            t2v[learned] = l2_normalise(dense.tool2vec_rows(learned) + weights[:, None] * means)
+        return self._with_examples(replace(dense, tools_t2v=t2v, t2v_rows=None, t2v_vectors=None))
 
     def _with_examples(self, dense: DenseIndex) -> DenseIndex:
         """``dense`` with the learned requests in its nearest-example list, when it runs one."""

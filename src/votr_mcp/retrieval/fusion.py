@@ -8,7 +8,7 @@ so nothing is scored twice.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import NamedTuple
 
 import numpy as np
@@ -23,7 +23,7 @@ from votr_mcp.retrieval.config import RetrievalConfig
 from votr_mcp.retrieval.formulas import gap_normalised, rrf, top_k
 from votr_mcp.retrieval.language import is_english
 
-__all__ = ["Fused", "fuse", "fused_head", "sparse_queries", "whole_vector"]
+__all__ = ["DenseScores", "Fused", "dense_scores", "fuse", "fused_head", "sparse_queries", "whole_vector"]
 
 
 class Fused(NamedTuple):
@@ -40,14 +40,84 @@ class Fused(NamedTuple):
     example_cosines: tuple[NDArray[np.float64], ...] = ()  # each model's best cosine with a tool's example requests
 
 
+class DenseScores(NamedTuple):
+    """One query vector's dense scores over every tool and server (:func:`dense_scores`)."""
+
+    joint: NDArray[np.float32]  # the cosine the dense list ranks by (one model's alone when ``alone``)
+    models: tuple[NDArray[np.float64], ...]  # each model's own cosine (joint vectors), else ()
+    server: NDArray[np.float64]  # per server row: the better of its description's and summary's cosine
+    alone: slice | None = None  # the one model's columns the joint cosine was read from, if any
+
+
+def dense_scores(dense: DenseIndex, cfg: RetrievalConfig,
+                 queries: Sequence[tuple[str, NDArray[np.float32]]]) -> list[DenseScores]:
+    """The dense scores of several query vectors (text, vector) in one pass over the tool matrix.
+
+    At 100k tools the matrix (896 floats a tool) is read from memory at every product: one product
+    per query with every model's columns at once reads it once for a whole task, where a product
+    per text and per model read it three times per text (eval/SCALE.md). Each slice of a joint
+    vector is one model's vector over sqrt(models): its own columns' dot product is cos/models, the
+    joint cosine their sum, and a model read alone (:func:`_alone`) its own part times models."""
+    if not queries:
+        return []
+    matrix = dense.tools_t2v if cfg.tool2vec else dense.tools
+    vectors = np.stack([v for _, v in queries]).astype(np.float32, copy=False)
+    parts = dense.slices or (slice(None),)
+    # Per model, (queries x tools): each row a query's scores, contiguous for what reads it.
+    tools = [vectors[:, sl] @ matrix[:, sl].T for sl in parts]
+    if cfg.tool2vec and dense.t2v_rows is not None and len(dense.t2v_rows):
+        assert dense.t2v_vectors is not None  # the rows of tools with examples (DenseIndex.tool2vec_matrix)
+        for p, sl in zip(tools, parts):
+            p[:, dense.t2v_rows] = vectors[:, sl] @ dense.t2v_vectors[:, sl].T
+    described = [vectors[:, sl] @ dense.server_description[:, sl].T for sl in parts]
+    summarised = [vectors[:, sl] @ dense.server_summary[:, sl].T for sl in parts]
+    k = len(dense.slices)
+    out = []
+    for j, (text, _) in enumerate(queries):
+        alone = _alone(dense, cfg, text)
+        if not dense.slices:
+            out.append(DenseScores(tools[0][j], (), np.maximum(described[0][j], summarised[0][j]).astype(np.float64)))
+            continue
+        if alone is None:
+            joint = _sum(p[j] for p in tools)
+            server = np.maximum(_sum(p[j] for p in described), _sum(p[j] for p in summarised))
+        else:
+            i = dense.slices.index(alone)
+            joint = np.float32(k) * tools[i][j]
+            server = np.float32(k) * np.maximum(described[i][j], summarised[i][j])
+        out.append(DenseScores(joint, tuple(k * p[j].astype(np.float64) for p in tools), server.astype(np.float64), alone))
+    return out
+
+
+def _sum(rows: Iterable[NDArray[np.float32]]) -> NDArray[np.float32]:
+    it = iter(rows)
+    total = next(it).copy()
+    for r in it:
+        total += r
+    return total
+
+
+def _alone(dense: DenseIndex, cfg: RetrievalConfig, text: str) -> slice | None:
+    """The one model a joint vector is read with for this text, or None for all of them: MiniLM when
+    the config is not multilingual, USE for a request not in English when routing by language."""
+    if not dense.slices:
+        return None
+    if not cfg.multilingual:
+        return dense.slices[0]
+    if cfg.route_language and len(dense.slices) > 1 and not is_english(text):
+        return dense.slices[-1]
+    return None
+
+
 def fuse(text: str, vec: NDArray[np.float32] | None, lexical_index: LexicalIndex, dense: DenseIndex | None,
          cfg: RetrievalConfig, allowed: NDArray[np.bool_] | None, hints: Sequence[NDArray[np.float64]],
-         sparse_query: sp.csr_matrix | None = None) -> Fused:
+         sparse_query: sp.csr_matrix | None = None, scored: DenseScores | None = None) -> Fused:
     """Score ``text`` with every list the config switches on and fuse them (disallowed tools score nothing).
 
     BM25 is always scored, since the rerank reads it; it joins the fusion only when ``cfg.bm25``.
     A request not in English (language.py) is scored by the last model of a joint vector alone,
-    the multilingual one (index/models.py puts USE last): the English model's cosine is noise there."""
+    the multilingual one (index/models.py puts USE last): the English model's cosine is noise there.
+    ``scored``: this text's dense scores when :func:`dense_scores` computed them with other texts'."""
     n = lexical_index.bm25.n_docs
     fused = np.zeros(n, dtype=np.float64)
     cos = np.zeros(n, dtype=np.float64)
@@ -70,28 +140,19 @@ def fuse(text: str, vec: NDArray[np.float32] | None, lexical_index: LexicalIndex
     models: tuple[NDArray[np.float64], ...] = ()
     example_models: tuple[NDArray[np.float64], ...] = ()
     if vec is not None and dense is not None:
-        matrix = dense.tools_t2v if cfg.tool2vec else dense.tools
-        descriptions, summaries, examples = dense.server_description, dense.server_summary, dense.examples
-        owner = dense.example_owner
-        if dense.slices:  # each slice holds one model's vector scaled by 1/√n: its dot product is cos/n
+        scored = scored if scored is not None else dense_scores(dense, cfg, [(text, vec)])[0]
+        models = scored.models
+        t = scored.joint
+        cos = t.astype(np.float64)
+        server_cos = scored.server
+        examples, owner = dense.examples, dense.example_owner
+        if examples is not None and owner is not None and dense.slices:
             # The query with every other model's slice zeroed keeps the matrix product contiguous.
             masked = [_only(vec, sl) for sl in dense.slices]
-            models = tuple(len(dense.slices) * (matrix @ m).astype(np.float64) for m in masked)
-            if examples is not None and owner is not None:
-                example_models = tuple(_nearest_example(len(dense.slices) * (examples @ m), owner, n) for m in masked)
-            alone = None
-            if not cfg.multilingual:  # the first model (MiniLM) alone, as if it were the only one
-                alone = dense.slices[0]
-            elif cfg.route_language and len(dense.slices) > 1 and not is_english(text):
-                alone = dense.slices[-1]
-            if alone is not None:
+            example_models = tuple(_nearest_example(len(dense.slices) * (examples @ m), owner, n) for m in masked)
+            if scored.alone is not None:
                 scale = np.sqrt(np.float32(len(dense.slices)))
-                matrix, vec = matrix[:, alone] * scale, vec[alone] * scale
-                descriptions, summaries = descriptions[:, alone] * scale, summaries[:, alone] * scale
-                examples = examples[:, alone] * scale if examples is not None else None
-        t = matrix @ vec
-        cos = t.astype(np.float64)
-        server_cos = np.maximum(descriptions @ vec, summaries @ vec).astype(np.float64)
+                examples, vec = examples[:, scored.alone] * scale, vec[scored.alone] * scale
         add(t, cfg.w_dense, False)
         if examples is not None and owner is not None:
             # The nearest example request of each tool (Tool2Vec's mean blurs a tool's several uses).
@@ -108,10 +169,7 @@ def fuse(text: str, vec: NDArray[np.float32] | None, lexical_index: LexicalIndex
         add(lexical, cfg.w_sparse * trust, True)
     learned: NDArray[np.float64] | None = None
     if sparse_query is not None and dense is not None and dense.splade is not None:
-        tools = dense.splade_compact if dense.splade_compact is not None else dense.splade
-        # A sparse matrix times the query as a dense vector: the same scores as a sparse-by-sparse
-        # product, in half the time at 100k tools (eval/SCALE.md).
-        learned = np.asarray(tools @ sparse_query.toarray().ravel(), dtype=np.float64)
+        learned = dense.splade_scores(sparse_query)
         if cfg.splade:
             add(learned, cfg.w_splade * trust, True)
     for h in hints:

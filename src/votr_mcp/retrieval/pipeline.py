@@ -32,7 +32,7 @@ from votr_mcp.retrieval.config import RetrievalConfig
 from votr_mcp.retrieval.evidence import evidence
 from votr_mcp.retrieval.features import Ranking, ToolFeatures, by_request
 from votr_mcp.retrieval.formulas import dice, near_best
-from votr_mcp.retrieval.fusion import Fused, fuse, fused_head, sparse_queries, whole_vector
+from votr_mcp.retrieval.fusion import DenseScores, Fused, dense_scores, fuse, fused_head, sparse_queries, whole_vector
 from votr_mcp.retrieval.handoff import HandOff
 from votr_mcp.retrieval.intent import split_needs
 from votr_mcp.retrieval.merge import cohere_needs, merge_task
@@ -245,7 +245,7 @@ class Retriever:
         """The tool matrix the dense list scores against (None when dense is not ready)."""
         if self._dense is None:
             return None
-        return self._dense.tools_t2v if self.config.tool2vec else self._dense.tools
+        return self._dense.tool2vec_matrix() if self.config.tool2vec else self._dense.tools
 
     def __repr__(self) -> str:
         return f"Retriever({len(self.catalog)} tools, dense={'ready' if self.dense_ready else 'off'})"
@@ -298,16 +298,20 @@ class Retriever:
         # dense models run here (numpy releases the GIL in its matrix products).
         pending = _SPARSE_POOL.submit(self._sparse_queries, list(dict.fromkeys([query, *needs]))) if use_dense else None
         vectors = self._vectors(query, needs, texts, query_vectors, use_dense)
-        sparse = pending.result() if pending is not None else None
         allowed = self._allowed(exclude)
         hint = self._hint_scores(server_intent, tool_intent, vectors if use_dense else {})
-        whole = self._rank(query, vectors.get(query) if use_dense else None, allowed, hint, sparse=sparse)
+        ranked = [query] if len(needs) == 1 else [query, *needs]
+        # (Still beside the sparse encoding: the pass over the tool matrix is the other half of the wait.)
+        scored = self._dense_scores([(t, vectors.get(t)) for t in ranked] if use_dense else [])
+        sparse = pending.result() if pending is not None else None
+        whole = self._rank(query, vectors.get(query) if use_dense else None, allowed, hint, sparse=sparse,
+                           scored=scored.get(query))
         handoff = HandOff(self.catalog, self.call_names, cfg, self.calibration, self._dense, use_dense,
                           self.abstain_threshold() if use_dense else None)
         if len(needs) == 1:
             return handoff.single(query, whole, max_results)
-        rankings = [self._rank(n, vectors.get(n) if use_dense else None, allowed, hint, cfg.rerank_needs, sparse)
-                    for n in needs]
+        rankings = [self._rank(n, vectors.get(n) if use_dense else None, allowed, hint, cfg.rerank_needs, sparse,
+                               scored.get(n)) for n in needs]
         rankings = cohere_needs(whole, rankings, self._server_of, cfg.need_server_weight)
         merged = merge_task(whole, rankings, self._server_of, len(self._server_row), cfg)
         return handoff.multi(query, needs, whole, rankings, merged, max_results)
@@ -331,7 +335,9 @@ class Retriever:
             return []
         texts = list(null_requests())
         vectors = self.embed(texts, self.cache)
-        return [self._rank(t, vectors.get(t), None, ()).evidence for t in texts]
+        scored = self._dense_scores([(t, vectors.get(t)) for t in texts])  # all in one pass, as their sparse vectors
+        sparse = self._sparse_queries(texts) if vectors else None
+        return [self._rank(t, vectors.get(t), None, (), sparse=sparse, scored=scored.get(t)).evidence for t in texts]
 
     def _chat_similarity(self, text: str, vec: NDArray[np.float32] | None) -> float:
         """The best cosine of a request with the null requests (:func:`chat_similarity`)."""
@@ -433,14 +439,23 @@ class Retriever:
             return {}
         return sparse_queries(self.embedder, self._dense, texts)
 
+    def _dense_scores(self, queries: Sequence[tuple[str, NDArray[np.float32] | None]]) -> dict[str, DenseScores]:
+        """The dense scores of several texts at once (:func:`dense_scores`: one pass over the tool
+        matrix for them all), by text; empty when dense is off."""
+        given = {t: v for t, v in queries if v is not None}
+        if self._dense is None or not self.config.dense or not given:
+            return {}
+        adapted = [(t, self._adapted(t, v)) for t, v in given.items()]
+        return dict(zip(given, dense_scores(self._dense, self.config, [(t, v) for t, v in adapted if v is not None])))
+
     def _rank(self, text: str, vec: NDArray[np.float32] | None, allowed: NDArray[np.bool_] | None,
               hints: Sequence[NDArray[np.float64]], rerank: bool = True,
-              sparse: Mapping[str, sp.csr_matrix] | None = None) -> Ranking:
+              sparse: Mapping[str, sp.csr_matrix] | None = None, scored: DenseScores | None = None) -> Ranking:
         cfg = self.config
         if vec is not None and (sparse is None or text not in sparse):
             sparse = self._sparse_queries([text])
         f = fuse(text, self._adapted(text, vec), self._lexical, self._dense, cfg, allowed, hints,
-                 sparse.get(text) if vec is not None and sparse is not None else None)
+                 sparse.get(text) if vec is not None and sparse is not None else None, scored)
         reranking = rerank and cfg.rerank and self.rerank is not None
         head = fused_head(f, max(cfg.rerank_head if reranking else 0, cfg.ranked_size))
         if len(head) == 0:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 import signal
 from collections.abc import Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -91,6 +92,9 @@ def reindex(searcher: Searcher, catalog: Catalog) -> Searcher:
     return searcher.with_catalog(catalog).warm()
 
 
+_MODEL_LOADS = ThreadPoolExecutor(1, thread_name_prefix="votr-models")
+
+
 def load_embedder() -> JointEmbedder:
     """The search models (index/models.py) loaded (a second or two: numpy weights). Worker thread."""
     from votr_mcp.index.models import default_embedder
@@ -111,6 +115,10 @@ async def serve(
     """Run the server until the client disconnects (stdio) or the process is stopped (HTTP)."""
     if sessions is None:
         sessions = session_hooks(options)
+    # The models load (a second or two) while the store and its index snapshot are read (as long
+    # again at 100k tools, eval/SCALE.md): started first, on a thread of their own; _load_dense
+    # attaches them once both are there.
+    models = _MODEL_LOADS.submit(load_embedder) if options.dense else None
     async with AsyncExitStack() as stack:
         hub, start = await _prepare(options, stack, sessions, change_control or NoChangeControl())
         if options.policy_path is not None:
@@ -129,7 +137,7 @@ async def serve(
             # to embed; there the first searches are lexical unless --wait-for-dense.
             hub.wait_for_dense = options.wait_for_dense or options.config_path is None
             if options.dense:
-                tg.start_soon(_load_dense, hub)
+                tg.start_soon(_load_dense, hub, models)
             if options.transport == "stdio":
                 tg.start_soon(_stop_on_signals, tg.cancel_scope)
                 await serve_stdio(server)
@@ -383,14 +391,14 @@ async def _stop_on_signals(scope: anyio.CancelScope) -> None:
             return
 
 
-async def _load_dense(hub: Hub) -> None:
+async def _load_dense(hub: Hub, models: Future[JointEmbedder] | None = None) -> None:
     # The model loads outside the index lock, so the first (lexical) index of the harvest is
     # never stuck behind it; only attaching it (embedding what the cache lacks) takes the lock.
-    # The models are numpy (no torch import holding the GIL): loading takes a fraction of a
-    # second, so it starts as soon as the lexical index serves.
+    # The models are numpy (no torch import holding the GIL): ``models`` has been loading them since
+    # serve started, beside the store and the index snapshot.
     await hub.ready.wait()
     try:
-        embedder = await anyio.to_thread.run_sync(load_embedder)
+        embedder = await anyio.to_thread.run_sync(models.result if models is not None else load_embedder)
         stored = hub.stored_index
 
         def attach(snap: Snapshot) -> tuple[Catalog, Searcher]:

@@ -106,6 +106,10 @@ def load_index(path: Path, token: str, model_id: str | None) -> Any | None:
                 return None
             with paused_gc():
                 state = _Unpickler(file).load()
+                # Frozen before the collector runs again: its first passes after a paused load walked
+                # every object just made (at 100k tools 2-3 s, landing in the first search once the
+                # models loaded beside the load rather than after it). They live as long as the server.
+                settle()
     except FileNotFoundError:
         return None
     except Exception as exc:  # noqa: BLE001 - a damaged or foreign file is rebuilt, never trusted
