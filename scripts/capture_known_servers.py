@@ -200,30 +200,7 @@ async def capture(root: Path, names: Sequence[str], out: Path, *, check: bool, p
             for name in names:
                 group.start_soon(one, name)
 
-    changed = []
-    for name in names:
-        if name in failures:
-            _log(f"{name}: FAILED: {failures[name]}")
-            continue
-        text = capture_registry.render(documents[name])
-        target = out / f"{name}.json"
-        old = target.read_text(encoding="utf-8") if target.exists() else None
-        if old != text:
-            changed.append(name)
-        if not check:
-            out.mkdir(parents=True, exist_ok=True)
-            target.write_text(text, encoding="utf-8")
-        _log(f"{name}: {len(documents[name]['tools'])} tools ({documents[name]['server']['package']})"
-             + (" CHANGED" if old != text else ""))
-    if failures:
-        _log(f"failed: {', '.join(failures)}")
-        return 1
-    if check:
-        if changed:
-            _log(f"known-servers/ is out of date for: {', '.join(changed)}; rerun without --check")
-            return 1
-        return 0
-    return capture_registry._verify(out)
+    return capture_registry.write_captures(names, documents, failures, out, check, "known-servers/")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -236,8 +236,15 @@ async def capture(names: Sequence[str], out: Path, *, check: bool, parallel: int
             for name in names:
                 group.start_soon(one, name)
 
+    return write_captures(names, documents, failures, out, check, "registry")
+
+
+def write_captures(names: Sequence[str], documents: dict[str, dict], failures: dict[str, str], out: Path,
+                   check: bool, label: str) -> int:
+    """Report every server in ``names`` order (whatever order they finished in), write each captured
+    file into ``out`` (with ``check``: write nothing, exit 1 if any would change), then load ``out``."""
     changed = []
-    for name in names:  # report and write in a fixed order, whatever order the servers finished in
+    for name in names:
         if name in failures:
             _log(f"{name}: FAILED: {failures[name]}")
             continue
@@ -257,7 +264,7 @@ async def capture(names: Sequence[str], out: Path, *, check: bool, parallel: int
         return 1
     if check:
         if changed:
-            _log(f"registry is out of date for: {', '.join(changed)}; rerun without --check")
+            _log(f"{label} is out of date for: {', '.join(changed)}; rerun without --check")
             return 1
         return 0
     return _verify(out)
