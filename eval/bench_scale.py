@@ -319,8 +319,8 @@ def write_reports(results: dict[str, Any], command: str) -> None:
         f"Made by `{command}` (eval/bench_scale.py; its docstring says what each column measures).",
         "Corpus: MCP-Zero, Smithery distractors and MSC-Bench tools, then synthetic tools (recombined real",
         "descriptions, servers named `synthetic-NNNNN`; eval/scale_corpus.py); queries: the dev split of the",
-        "labelled sets in the corpus (no_tool rows too). All three models (MiniLM + USE dense, SPLADE sparse) in",
-        "numpy, in process, one search at a time, on a 2-core machine shared with other jobs: wall times swing",
+        "labelled sets in the corpus (no_tool rows too). The models search runs (MiniLM + USE dense; SPLADE is",
+        "off in search since 2026-11-26, see RetrievalConfig.splade) in numpy, in process, one search at a time, on a 2-core machine shared with other jobs: wall times swing",
         "with the load average (last column), so CPU times are given too.",
         f"Goals at 100k: p95 <= {GOALS['p95_ms']:.0f} ms, RSS <= {GOALS['rss_mb']:.0f} MB, restart <= {GOALS['restart_s']:.0f} s.",
         "",
@@ -367,9 +367,9 @@ def write_reports(results: dict[str, Any], command: str) -> None:
         "- **what a search reads at scale**: the dense scores of all of a search's texts (a whole task: the task",
         "  and each need) come from one product over the tool matrix (each model's columns apart; "
         + ", ".join(f"{r['dense_matrix_mb']} MB at {r['tools']:,} tools" for r in rows if "dense_matrix_mb" in r) + ");",
-        "  BM25, TF-IDF and SPLADE sum the postings lists of the query's terms; each ranking still cuts each list",
-        "  over every tool (argpartition), and the SPLADE query head projects onto every term some tool has ("
-        + ", ".join(f"{r['splade_terms']:,} at {r['tools']:,}" for r in rows if "splade_terms" in r) + ").",
+        "  BM25 and TF-IDF (and SPLADE, where switched on) sum the postings lists of the query's terms; each",
+        "  ranking still cuts each list over every tool (argpartition). SPLADE terms indexed: "
+        + ", ".join(f"{r['splade_terms']:,} at {r['tools']:,}" for r in rows if "splade_terms" in r) + ".",
         "- **one-tool change**: a re-harvest of one server with one tool's description changed: recorded in the",
         "  store and its one new text embedded (store), then swapped into the retriever with the null requests",
         "  rescored (swap).",
