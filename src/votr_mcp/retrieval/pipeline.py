@@ -26,12 +26,11 @@ from votr_mcp.errors import RetrievalError
 from votr_mcp.index.catalog_index import DenseIndex, LexicalIndex, build_dense, build_lexical, restack_dense, restack_lexical
 from votr_mcp.index.dense import Embedder, EmbeddingCache, MemoryEmbeddingCache, embed_cached
 from votr_mcp.index.text import query_dense_text
-from votr_mcp.index.tokenize import content_tokens, tokenize
+from votr_mcp.index.tokenize import content_tokens
 from votr_mcp.retrieval.calibration import Calibration, shipped_calibration
 from votr_mcp.retrieval.config import RetrievalConfig
 from votr_mcp.retrieval.evidence import evidence
 from votr_mcp.retrieval.features import Ranking, ToolFeatures, by_request
-from votr_mcp.retrieval.formulas import dice, near_best
 from votr_mcp.retrieval.fusion import DenseScores, Fused, dense_scores, fuse, fused_head, sparse_queries, whole_vector
 from votr_mcp.retrieval.handoff import HandOff
 from votr_mcp.retrieval.intent import split_needs
@@ -40,6 +39,7 @@ from votr_mcp.retrieval.null_model import chat_similarity, null_requests, null_t
 from votr_mcp.retrieval.query_adapter import Adapts, shipped_adapter
 from votr_mcp.retrieval.rerank import GROUPS, QueryView, RerankModel, head_features, shipped_rerank
 from votr_mcp.retrieval.result import SearchResult
+from votr_mcp.retrieval.scope import Exclude, allowed_mask, hint_scores
 from votr_mcp.retrieval.tool_request import NEUTRAL, RequestModel, request_log_odds, shipped_request_model
 
 __all__ = ["MAX_QUERY_CHARS", "Adjust", "Retriever", "Exclude"]
@@ -49,9 +49,6 @@ log = logging.getLogger(__name__)
 MAX_QUERY_CHARS = 8_000
 """Longest query searched: a whole task of several steps fits many times over; beyond it the text
 is a pasted document, whose words would only blur what is asked."""
-
-Exclude = Collection[ToolKey] | NDArray[np.bool_]
-"""Tools a search must not return: keys, or a boolean mask over catalog positions."""
 
 Adjust = Callable[[str, "NDArray[np.float32] | None", NDArray[np.intp], NDArray[np.float64]], NDArray[np.float64]]
 """A bounded change of a ranking's head scores from outside retrieval, given the ranked text, its
@@ -298,8 +295,9 @@ class Retriever:
         # dense models run here (numpy releases the GIL in its matrix products).
         pending = _SPARSE_POOL.submit(self._sparse_queries, list(dict.fromkeys([query, *needs]))) if use_dense else None
         vectors = self._vectors(query, needs, texts, query_vectors, use_dense)
-        allowed = self._allowed(exclude)
-        hint = self._hint_scores(server_intent, tool_intent, vectors if use_dense else {})
+        allowed = allowed_mask(exclude, self.catalog)
+        hint = hint_scores(server_intent, tool_intent, vectors if use_dense else {}, self._lexical, self._dense,
+                           self._server_name_tokens, self._server_of)
         ranked = [query] if len(needs) == 1 else [query, *needs]
         # (Still beside the sparse encoding: the pass over the tool matrix is the other half of the wait.)
         scored = self._dense_scores([(t, vectors.get(t)) for t in ranked] if use_dense else [])
@@ -380,41 +378,6 @@ class Retriever:
         return null_threshold(self.null_scores(), cal.null_quantile)
 
     # ---- stages -------------------------------------------------------------------------------
-
-    def _allowed(self, exclude: Exclude) -> NDArray[np.bool_] | None:
-        if isinstance(exclude, np.ndarray):
-            if exclude.shape != (len(self.catalog),):
-                raise RetrievalError(f"exclude mask has shape {exclude.shape}; it needs one entry per catalog tool ({len(self.catalog)})")
-            return ~exclude.astype(bool)
-        if not exclude:
-            return None
-        allowed = np.ones(len(self.catalog), dtype=bool)
-        for key in exclude:
-            pos = self.catalog.position(key)
-            if pos is not None:
-                allowed[pos] = False
-        return allowed
-
-    def _hint_scores(self, server_intent: str | None, tool_intent: str | None,
-                     vectors: Mapping[str, NDArray[np.float32]]) -> list[NDArray[np.float64]]:
-        """One score vector over tools per hint given: server hints score a tool by its server."""
-        out: list[NDArray[np.float64]] = []
-        dense = self._dense
-        if server_intent:
-            hint_tokens = content_tokens(server_intent)
-            per_server = np.array([dice(hint_tokens, s) for s in self._server_name_tokens])
-            vec = vectors.get(server_intent)
-            if dense is not None and vec is not None:
-                per_server = per_server + np.maximum(dense.server_description @ vec, dense.server_summary @ vec)
-            out.append(near_best(per_server)[self._server_of])
-        if tool_intent:
-            score = self._lexical.bm25.scores(tokenize(tool_intent))
-            score = score / score.max() if score.max() > 0 else score
-            vec = vectors.get(tool_intent)
-            if dense is not None and vec is not None:
-                score = score + dense.tools @ vec
-            out.append(near_best(score))
-        return out
 
     def _head_features(self, view: QueryView, f: Fused, head: NDArray[np.intp]) -> NDArray[np.float64]:
         n = len(head)
