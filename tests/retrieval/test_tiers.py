@@ -13,7 +13,7 @@ def test_a_hit_is_high_only_when_its_search_clears_the_high_margin_and_it_stands
     assert tier_of(0.4, 0.9, margins) == "low"
 
 
-def test_fitted_margins_are_the_least_that_reach_each_precision_with_every_set_counting_the_same():
+def test_fitted_margins_are_the_least_that_reach_each_precision_in_every_set():
     rng = np.random.default_rng(0)
     margins, correct, sets = [], [], []
     for name, shift in (("easy", 2.0), ("hard", 0.0)):
@@ -27,7 +27,7 @@ def test_fitted_margins_are_the_least_that_reach_each_precision_with_every_set_c
     margins, correct, names = np.array(margins), np.array(correct), np.array(sets)
     above = margins >= high
     shares = [correct[above & (names == s)].mean() for s in ("easy", "hard")]
-    assert np.mean(shares) >= 0.85
+    assert min(shares) >= 0.85  # the hard set too, not only the two sets' mean
     # The easy set alone would have allowed a lower bar: the hard set holds it up.
     easy = names == "easy"
     alone, _ = fit_tier_margins(margins[easy], correct[easy], ["easy"] * int(easy.sum()))

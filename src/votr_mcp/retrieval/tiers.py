@@ -8,9 +8,11 @@ chat scores there, so a margin of 3 means as much evidence on 30 tools as on 3,0
 
 The calibration fits two margins on dev rows: ``high`` is the least margin above which the first
 tool is right in at least :data:`HIGH_PRECISION` of searches, ``medium`` the least for
-:data:`MEDIUM_PRECISION` (each set counts the same, so a large easy set cannot carry the rule). A hit
-is ``high`` when its search clears the high margin and the hit stands out in its list (confidence
-at least :data:`HIGH_CONFIDENCE`), ``medium`` above the medium margin, else ``low``.
+:data:`MEDIUM_PRECISION`, in every fitted set with at least :data:`MIN_ROWS` searches above it (a
+tier must mean the same on benchmark phrasing and on how people ask: with the sets' mean precision as
+the rule, "high" was right .95 of the time on MSC-Bench test rows and .71 on human-registry's). A
+hit is ``high`` when its search clears the high margin and the hit stands out in its list
+(confidence at least :data:`HIGH_CONFIDENCE`), ``medium`` above the medium margin, else ``low``.
 """
 
 from __future__ import annotations
@@ -52,7 +54,7 @@ def fit_tier_margins(margins: NDArray[np.floating], correct: NDArray[np.bool_], 
             above = (margins >= m) & extra
             shares = [float(correct[above & (names == s)].mean()) for s in np.unique(names)
                       if int((above & (names == s)).sum()) >= MIN_ROWS]
-            if shares and float(np.mean(shares)) >= target:
+            if shares and min(shares) >= target:  # every set, not their mean
                 return float(m)
         return float(_GRID[-1])
 
