@@ -51,9 +51,9 @@ async def test_a_request_only_an_unconnected_known_server_serves_names_it_with_i
               suggester=Suggester(registry, setup_entries(default_registry_path())))
     hub.ready.set()
     with anyio.fail_after(120):
-        answer = await hub.search("stage my changes and commit them")
+        answer = await hub.search("what changed in my working tree since the last commit")
         hub.governance = Governance(data={"rules": [{"deny": {"servers": "git"}}]})
-        governed = await hub.search("stage my changes and commit them")
+        governed = await hub.search("what changed in my working tree since the last commit")
         time = await hub.search("what time is it in Tokyo")
     suggested = answer.structured["suggestions"][0]
     assert suggested["server"] == "git" and suggested["mcpServers"]["git"]["command"] == "uvx"
@@ -77,7 +77,7 @@ async def test_a_service_the_default_catalog_lacks_is_suggested_from_the_known_s
     with anyio.fail_after(300):  # the first run on a machine embeds the known tools (some 25 s on one core)
         issue = await hub.search("create a GitHub issue in my repo")
         slack = await hub.search("post a message to the #general channel on Slack")
-        commit = await hub.search("stage my changes and commit them")
+        commit = await hub.search("what changed in my working tree since the last commit")
     # The connected git server's tools are still listed (they look confident); GitHub is named, not connected.
     assert issue.structured["tools"] and issue.structured["suggestions"] == [issue.structured["suggestions"][0]]
     github = issue.structured["suggestions"][0]
