@@ -3,8 +3,9 @@ with what calibration reads."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any, overload
 
 import numpy as np
 from numpy.typing import NDArray
@@ -15,7 +16,49 @@ from votr_mcp.retrieval.config import RetrievalConfig
 from votr_mcp.retrieval.intent import is_identifier, named_tools, pair_bulk, query_bulk
 from votr_mcp.retrieval.rerank import ToolView
 
-__all__ = ["ToolFeatures", "Ranking", "by_request"]
+__all__ = ["ToolFeatures", "ToolViews", "Ranking", "by_request"]
+
+
+class ToolViews(Sequence[ToolView]):
+    """Each tool's :class:`ToolView`, made when first read. A search reads the views of its head (20
+    tools, and 5 for the evidence), so a catalog need not make all of them to serve: at 100k tools
+    making them took 0.5 s of each start from the index snapshot (eval/SCALE.md), and pickling them
+    most of a second more. A snapshot keeps the tools only; concurrent first reads of one view make
+    it twice, harmlessly."""
+
+    __slots__ = ("_tools", "_made")
+
+    def __init__(self, tools: Sequence[Tool], made: dict[int, ToolView] | None = None) -> None:
+        self._tools = tools
+        self._made: dict[int, ToolView] = made if made is not None else {}
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    @overload
+    def __getitem__(self, i: int) -> ToolView: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[ToolView]: ...
+    def __getitem__(self, i: int | slice) -> ToolView | list[ToolView]:
+        if isinstance(i, slice):
+            return [self[j] for j in range(len(self))[i]]
+        view = self._made.get(i)
+        if view is None:
+            view = self._made[i] = _view(self._tools[i])
+        return view
+
+    def __iter__(self) -> Iterator[ToolView]:
+        return (self[i] for i in range(len(self)))
+
+    def made(self, rows: Sequence[int | None]) -> dict[int, ToolView]:
+        """The views already made, at their new positions when tool ``j`` was at ``rows[j]`` before."""
+        return {j: self._made[r] for j, r in enumerate(rows) if r is not None and r in self._made}
+
+    def __getstate__(self) -> tuple[Any, ...]:
+        return (self._tools,)
+
+    def __setstate__(self, state: tuple[Any, ...]) -> None:
+        self._tools, self._made = state[0], {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,24 +66,25 @@ class ToolFeatures:
     """Per-tool views the head rerank reads, each tool's place in a singular/bulk pair
     (:func:`pair_bulk`), and the tools by the identifier names a request may quote."""
 
-    views: list[ToolView]
+    views: Sequence[ToolView]
     bulk: NDArray[np.int8]
     names: dict[str, list[int]]
 
     @classmethod
-    def of(cls, tools: Sequence[Tool], views: list[ToolView] | None = None) -> ToolFeatures:
+    def of(cls, tools: Sequence[Tool], views: Sequence[ToolView] | None = None) -> ToolFeatures:
         names: dict[str, list[int]] = {}
         for i, t in enumerate(tools):
             if is_identifier(t.name):
                 names.setdefault(t.name.lower(), []).append(i)
         bulk = np.array(pair_bulk([(t.server, t.name) for t in tools]), dtype=np.int8)
-        return cls(views if views is not None else [_view(t) for t in tools], bulk, names)
+        return cls(views if views is not None else ToolViews(tools), bulk, names)
 
     def restack(self, tools: Sequence[Tool], rows: Sequence[int | None]) -> ToolFeatures:
         """Features for ``tools``, where ``rows[i]`` is tool i's old position (None: a new tool).
-        Views are reused; pairs and names are recomputed (a new tool may complete a pair)."""
-        fresh = iter([_view(t) for t, r in zip(tools, rows) if r is None])
-        return ToolFeatures.of(tools, [self.views[r] if r is not None else next(fresh) for r in rows])
+        Views made already are kept; pairs and names are recomputed (a new tool may complete a pair)."""
+        made = self.views.made(rows) if isinstance(self.views, ToolViews) else {
+            j: self.views[r] for j, r in enumerate(rows) if r is not None}
+        return ToolFeatures.of(tools, ToolViews(tools, made))
 
 
 def _view(tool: Tool) -> ToolView:
