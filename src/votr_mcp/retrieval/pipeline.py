@@ -7,6 +7,8 @@ alternative; :mod:`votr_mcp.retrieval.fusion`); the learned rerank (:mod:`votr_m
 reorders the fused head; :mod:`votr_mcp.retrieval.handoff` turns the ranked list into k hand-offs
 by the calibration, or an abstention.
 A whole task's lists (its whole query's and each need's) are merged by :mod:`votr_mcp.retrieval.merge`.
+This module holds the Retriever's lifecycle (build, swaps, models) and the flow of one search; how it
+ranks one text is :mod:`votr_mcp.retrieval.ranking`, its abstention bar :mod:`votr_mcp.retrieval.abstention`.
 Hierarchical server→tool fusion lost on dev rows and stays switchable for ablations, off by default."""
 
 from __future__ import annotations
@@ -18,7 +20,6 @@ from typing import Literal
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy import sparse as sp
 
 from votr_mcp.catalog.models import Catalog, Tool, ToolKey
 from votr_mcp.catalog.naming import call_names
@@ -27,20 +28,20 @@ from votr_mcp.index.catalog_index import DenseIndex, LexicalIndex, build_dense, 
 from votr_mcp.index.dense import Embedder, EmbeddingCache, MemoryEmbeddingCache, embed_cached
 from votr_mcp.index.text import query_dense_text
 from votr_mcp.index.tokenize import content_tokens
+from votr_mcp.retrieval.abstention import NullRequests
 from votr_mcp.retrieval.calibration import Calibration, shipped_calibration
 from votr_mcp.retrieval.config import RetrievalConfig
-from votr_mcp.retrieval.evidence import evidence
-from votr_mcp.retrieval.features import Ranking, ToolFeatures, by_request
-from votr_mcp.retrieval.fusion import DenseScores, Fused, dense_scores, fuse, fused_head, sparse_queries, whole_vector
+from votr_mcp.retrieval.features import ToolFeatures
+from votr_mcp.retrieval.fusion import fuse, fused_head, whole_vector
 from votr_mcp.retrieval.handoff import HandOff
 from votr_mcp.retrieval.intent import split_needs
 from votr_mcp.retrieval.merge import cohere_needs, merge_task
-from votr_mcp.retrieval.null_model import chat_similarity, null_requests, null_threshold
 from votr_mcp.retrieval.query_adapter import Adapts, shipped_adapter
-from votr_mcp.retrieval.rerank import GROUPS, QueryView, RerankModel, head_features, shipped_rerank
+from votr_mcp.retrieval.ranking import Adjust
+from votr_mcp.retrieval.rerank import QueryView, RerankModel, shipped_rerank
 from votr_mcp.retrieval.result import SearchResult
 from votr_mcp.retrieval.scope import Exclude, allowed_mask, hint_scores
-from votr_mcp.retrieval.tool_request import NEUTRAL, RequestModel, request_log_odds, shipped_request_model
+from votr_mcp.retrieval.tool_request import RequestModel, shipped_request_model
 
 __all__ = ["MAX_QUERY_CHARS", "Adjust", "Retriever", "Exclude"]
 
@@ -49,13 +50,6 @@ log = logging.getLogger(__name__)
 MAX_QUERY_CHARS = 8_000
 """Longest query searched: a whole task of several steps fits many times over; beyond it the text
 is a pasted document, whose words would only blur what is asked."""
-
-Adjust = Callable[[str, "NDArray[np.float32] | None", NDArray[np.intp], NDArray[np.float64]], NDArray[np.float64]]
-"""A bounded change of a ranking's head scores from outside retrieval, given the ranked text, its
-query vector (None when dense is off), the head's catalog rows and their scores (best 1): learning
-from use (:mod:`votr_mcp.learning`) reorders near-ties and lifts tools a request like this one was
-served by with it."""
-
 
 def _requests(query: str, needs: Sequence[str]) -> list[str]:
     """The texts a search ranks by: the query, or its needs when it names several."""
@@ -71,7 +65,7 @@ def _texts(query: str, needs: Sequence[str], server_intent: str | None = None, t
 _SPARSE_POOL = ThreadPoolExecutor(1, thread_name_prefix="votr-splade")
 
 
-class Retriever:
+class Retriever(NullRequests):
     """Hybrid tool retrieval over one catalog. Immutable: ``with_*`` methods return new retrievers."""
 
     adjust: Adjust | None = None  # set by :meth:`with_learning` only
@@ -220,11 +214,6 @@ class Retriever:
         return self._dense
 
     @property
-    def _splade_norms(self) -> NDArray[np.float64] | None:
-        """Each tool's learned-sparse vector length (for the evidence's sparse cosine)."""
-        return self._dense.splade_norms if self._dense is not None else None
-
-    @property
     def dense_models(self) -> int:
         """How many embedding models the dense vectors join (0 when dense is not ready)."""
         return 0 if self._dense is None else max(1, len(self._dense.slices))
@@ -323,126 +312,6 @@ class Retriever:
             if len(needs) > 1 and all(n in vectors for n in needs):
                 vectors[query] = whole_vector(needs, vectors)
         return vectors
-
-    # ---- abstention ---------------------------------------------------------------------------
-
-    def null_evidence(self) -> list[Mapping[str, float]]:
-        """The abstention evidence of the null requests (retrieval/null_model.py) in this catalog
-        (about a second: one batch of embeddings and ~120 rankings; empty without dense)."""
-        if self._dense is None or not self.config.dense:
-            return []
-        texts = list(null_requests())
-        vectors = self.embed(texts, self.cache)
-        scored = self._dense_scores([(t, vectors.get(t)) for t in texts])  # all in one pass, as their sparse vectors
-        sparse = self._sparse_queries(texts) if vectors else None
-        return [self._rank(t, vectors.get(t), None, (), sparse=sparse, scored=scored.get(t)).evidence for t in texts]
-
-    def _chat_similarity(self, text: str, vec: NDArray[np.float32] | None) -> float:
-        """The best cosine of a request with the null requests (:func:`chat_similarity`)."""
-        if vec is None:
-            return 0.0
-        bank = self._chat_bank()
-        return 0.0 if bank is None else chat_similarity(bank, text, vec)
-
-    def _chat_bank(self) -> NDArray[np.float32] | None:
-        """The null requests' vectors, embedded once per retriever (None when dense is not ready)."""
-        if self._bank is None:
-            texts = list(null_requests())
-            vectors = self.embed(texts, self.cache)
-            if len(vectors) != len(texts):
-                return None
-            self._bank = np.stack([vectors[t] for t in texts])
-        return self._bank
-
-    def _tool_request(self, vec: NDArray[np.float32] | None) -> float:
-        """The request model's log-odds that a request asks for a tool (:func:`request_log_odds`)."""
-        return NEUTRAL if vec is None else request_log_odds(self.request_model, self.embedder, vec)
-
-    def null_scores(self) -> NDArray[np.float64]:
-        """The calibration's abstention scores of the null requests in this catalog, computed once."""
-        if self._null is None:
-            cal = self.calibration
-            if cal is None:
-                return np.zeros(0)
-            self._null = np.array([cal.abstain_score(e) for e in self.null_evidence()])
-        return self._null
-
-    def abstain_threshold(self) -> float | None:
-        """The abstention score a request must reach in this catalog: the calibration's quantile of
-        the null requests' scores when it has one, else its fixed threshold (None: no calibration)."""
-        cal = self.calibration
-        if cal is None:
-            return None
-        if cal.null_quantile is None:
-            return cal.abstain_threshold
-        return null_threshold(self.null_scores(), cal.null_quantile)
-
-    # ---- stages -------------------------------------------------------------------------------
-
-    def _head_features(self, view: QueryView, f: Fused, head: NDArray[np.intp]) -> NDArray[np.float64]:
-        n = len(head)
-        return head_features(view, [self._features.views[i] for i in head], self._features.bulk[head],
-                             fused=f.fused[head], cosine=f.cosine[head],
-                             server_cosine=f.server_cosine[self._server_of[head]] if f.server_cosine is not None else np.zeros(n),
-                             bm25=f.bm25[head], tfidf=f.lexical[head],
-                             use_cosine=f.model_cosines[-1][head] if f.model_cosines else None,
-                             splade=f.splade[head] / max(float(f.splade.max()), 1e-9) if f.splade is not None else None)
-
-    def _adapted(self, text: str, vec: NDArray[np.float32] | None) -> NDArray[np.float32] | None:
-        """The query vector the dense list reads: corrected by the query adapter when it is on and
-        was fit for this embedding model."""
-        a = self.adapter
-        if vec is None or a is None or not self.config.query_adapter or self._dense is None or a.model_id != self._dense.model_id:
-            return vec
-        return a.adapt(text, vec)
-
-    def _sparse_queries(self, texts: Sequence[str]) -> dict[str, sp.csr_matrix]:
-        """Each text's unit-length learned sparse vector (:func:`sparse_queries`); empty when off."""
-        if not self.config.splade:
-            return {}
-        return sparse_queries(self.embedder, self._dense, texts)
-
-    def _dense_scores(self, queries: Sequence[tuple[str, NDArray[np.float32] | None]]) -> dict[str, DenseScores]:
-        """The dense scores of several texts at once (:func:`dense_scores`: one pass over the tool
-        matrix for them all), by text; empty when dense is off."""
-        given = {t: v for t, v in queries if v is not None}
-        if self._dense is None or not self.config.dense or not given:
-            return {}
-        adapted = [(t, self._adapted(t, v)) for t, v in given.items()]
-        return dict(zip(given, dense_scores(self._dense, self.config, [(t, v) for t, v in adapted if v is not None])))
-
-    def _rank(self, text: str, vec: NDArray[np.float32] | None, allowed: NDArray[np.bool_] | None,
-              hints: Sequence[NDArray[np.float64]], rerank: bool = True,
-              sparse: Mapping[str, sp.csr_matrix] | None = None, scored: DenseScores | None = None) -> Ranking:
-        cfg = self.config
-        if vec is not None and (sparse is None or text not in sparse):
-            sparse = self._sparse_queries([text])
-        f = fuse(text, self._adapted(text, vec), self._lexical, self._dense, cfg, allowed, hints,
-                 sparse.get(text) if vec is not None and sparse is not None else None, scored)
-        reranking = rerank and cfg.rerank and self.rerank is not None
-        head = fused_head(f, max(cfg.rerank_head if reranking else 0, cfg.ranked_size))
-        if len(head) == 0:
-            return Ranking(head, np.zeros(0), np.zeros(0), np.zeros(0))
-        scores = f.fused[head]
-        view = QueryView.of(text, f.tokens)  # what the rerank and the evidence read of the request
-        if reranking:
-            assert self.rerank is not None
-            s = self.rerank.score(self._head_features(view, f, head), off=[g for g in GROUPS if not getattr(cfg, g)])
-            for h in hints:  # an explicit hint from the agent still outweighs what the rerank reads
-                best = float(h.max())
-                if best > 0:
-                    s = s + cfg.w_hint * h[head] / best
-            scores = np.exp(s - s.max())  # (0, 1], best 1: the rerank's softmax mass relative to its top
-        if self.adjust is not None:
-            scores = self.adjust(text, vec, head, scores)
-        order = np.argsort(-scores, kind="stable")[: cfg.ranked_size]
-        ranked = by_request(text, head[order], self._features, self._server_of, cfg, allowed)
-        ranked_scores = scores[order][: len(ranked)]
-        if len(ranked) > len(ranked_scores):  # a named tool from outside the head: it leads at the best score
-            ranked_scores = np.r_[ranked_scores[:1], ranked_scores][: len(ranked)]
-        found = evidence(f, ranked, view, self._features.views, self._splade_norms,
-                         self._chat_similarity(text, vec), self._tool_request(vec)) if vec is not None else {}
-        return Ranking(ranked, ranked_scores, f.cosine[ranked], f.lexical[ranked], found)
 
     def rerank_candidates(self, query: str, *, query_vectors: Mapping[str, NDArray[np.float32]] | None = None,
                           size: int | None = None) -> tuple[list[ToolKey], NDArray[np.float64]]:
