@@ -28,11 +28,10 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import anyio
 
@@ -181,25 +180,11 @@ async def capture(root: Path, names: Sequence[str], out: Path, *, check: bool, p
     if missing:
         _log(f"not installed under {root}: {', '.join(missing)}; run with --install first")
         return 2
-    documents: dict[str, dict[str, Any]] = {}
-    failures: dict[str, str] = {}
-    limiter = anyio.CapacityLimiter(parallel)
-    with tempfile.TemporaryDirectory(prefix="votr-known-") as tmp:
 
-        async def one(name: str) -> None:
-            async with limiter:
-                with open(Path(tmp) / f"{name}.log", "w+", encoding="utf-8") as errlog:
-                    try:
-                        documents[name] = await harvest(root, name, Path(tmp) / name, errlog)
-                    except Exception as exc:  # report every server, then fail
-                        errlog.flush()
-                        errlog.seek(0)
-                        failures[name] = f"{exc!r}\n--- its stderr ---\n{errlog.read()[-3000:]}"
+    async def one(name: str, tmp: Path, errlog: TextIO) -> dict[str, Any]:
+        return await harvest(root, name, tmp, errlog)
 
-        async with anyio.create_task_group() as group:
-            for name in names:
-                group.start_soon(one, name)
-
+    documents, failures = await capture_registry.harvest_all(names, one, parallel, "votr-known-")
     return capture_registry.write_captures(names, documents, failures, out, check, "known-servers/")
 
 

@@ -26,7 +26,7 @@ import functools
 import json
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
@@ -217,16 +217,31 @@ async def capture(names: Sequence[str], out: Path, *, check: bool, parallel: int
     if missing:
         _log(f"not installed: {', '.join(missing)}; {upstream_servers.INSTALL_HINT}")
         return 2
+
+    async def one(name: str, tmp: Path, errlog: TextIO) -> dict[str, Any]:
+        return with_examples(await harvest(name, tmp, errlog))
+
+    documents, failures = await harvest_all(names, one, parallel, "votr-capture-")
+    return write_captures(names, documents, failures, out, check, "registry")
+
+
+Harvest = Callable[[str, Path, TextIO], Awaitable[dict[str, Any]]]
+
+
+async def harvest_all(names: Sequence[str], harvest_one: Harvest, parallel: int,
+                      prefix: str) -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
+    """(documents, failures) of ``harvest_one(name, scratch folder, stderr log)`` for every name,
+    ``parallel`` at a time; a failure keeps the end of the server's stderr, and every server is tried."""
     documents: dict[str, dict[str, Any]] = {}
     failures: dict[str, str] = {}
     limiter = anyio.CapacityLimiter(parallel)
-    with tempfile.TemporaryDirectory(prefix="votr-capture-") as tmp:
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
 
         async def one(name: str) -> None:
             async with limiter:
                 with open(Path(tmp) / f"{name}.log", "w+", encoding="utf-8") as errlog:
                     try:
-                        documents[name] = with_examples(await harvest(name, Path(tmp) / name, errlog))
+                        documents[name] = await harvest_one(name, Path(tmp) / name, errlog)
                     except Exception as exc:  # report every server, then fail
                         errlog.flush()
                         errlog.seek(0)
@@ -235,8 +250,7 @@ async def capture(names: Sequence[str], out: Path, *, check: bool, parallel: int
         async with anyio.create_task_group() as group:
             for name in names:
                 group.start_soon(one, name)
-
-    return write_captures(names, documents, failures, out, check, "registry")
+    return documents, failures
 
 
 def write_captures(names: Sequence[str], documents: dict[str, dict], failures: dict[str, str], out: Path,
