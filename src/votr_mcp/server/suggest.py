@@ -56,6 +56,7 @@ class Suggester:
                  cache: EmbeddingCache | None = None) -> None:
         self.catalog = Catalog(t for t in catalog if t.server in entries)
         self.entries = dict(entries)
+        self._names = {server: f" {_words(server)} " for server in self.entries}  # as words, read by every search
         self.cache = cache
         """Where the known tools' vectors are kept; None: the live index's."""
         self._lock = threading.Lock()
@@ -101,12 +102,12 @@ class Suggester:
     def named(self, query: str, connected: Collection[str], found: Iterable[Tool]) -> set[str]:
         """Known servers, not connected, that ``query`` names as words ('google maps' for google-maps)
         and that no ``found`` tool mentions (by its server, name or description)."""
-        words = _words(query)
-        named = {s for s in self.entries if s not in connected and f" {_words(s)} " in f" {words} "}
+        words = f" {_words(query)} "
+        named = {s for s, name in self._names.items() if s not in connected and name in words}
         if not named:
             return named
-        mentioned = " ".join(_words(f"{t.server} {t.name} {t.description}") for t in found)
-        return {s for s in named if f" {_words(s)} " not in f" {mentioned} "}
+        mentioned = f" {' '.join(_words(f'{t.server} {t.name} {t.description}') for t in found)} "
+        return {s for s in named if self._names[s] not in mentioned}
 
     def suggest(self, query: str, like: Searcher, connected: Collection[str],
                 visible: Callable[[Tool], bool] = lambda tool: True, most: int = 2,
