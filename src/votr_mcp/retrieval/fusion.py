@@ -37,7 +37,6 @@ class Fused(NamedTuple):
     tokens: list[str]
     splade: NDArray[np.float64] | None = None  # learned sparse dot product; None when not built
     model_cosines: tuple[NDArray[np.float64], ...] = ()  # each dense model's own cosine (joint vectors)
-    example_cosines: tuple[NDArray[np.float64], ...] = ()  # each model's best cosine with a tool's example requests
 
 
 class DenseScores(NamedTuple):
@@ -138,7 +137,6 @@ def fuse(text: str, vec: NDArray[np.float32] | None, lexical_index: LexicalIndex
     tokens = tokenize(text)
     server_cos: NDArray[np.float64] | None = None
     models: tuple[NDArray[np.float64], ...] = ()
-    example_models: tuple[NDArray[np.float64], ...] = ()
     if vec is not None and dense is not None:
         scored = scored if scored is not None else dense_scores(dense, cfg, [(text, vec)])[0]
         models = scored.models
@@ -146,13 +144,9 @@ def fuse(text: str, vec: NDArray[np.float32] | None, lexical_index: LexicalIndex
         cos = t.astype(np.float64)
         server_cos = scored.server
         examples, owner = dense.examples, dense.example_owner
-        if examples is not None and owner is not None and dense.slices:
-            # The query with every other model's slice zeroed keeps the matrix product contiguous.
-            masked = [_only(vec, sl) for sl in dense.slices]
-            example_models = tuple(_nearest_example(len(dense.slices) * (examples @ m), owner, n) for m in masked)
-            if scored.alone is not None:
-                scale = np.sqrt(np.float32(len(dense.slices)))
-                examples, vec = examples[:, scored.alone] * scale, vec[scored.alone] * scale
+        if examples is not None and owner is not None and scored.alone is not None:
+            scale = np.sqrt(np.float32(len(dense.slices)))
+            examples, vec = examples[:, scored.alone] * scale, vec[scored.alone] * scale
         add(t, cfg.w_dense, False)
         if examples is not None and owner is not None:
             # The nearest example request of each tool (Tool2Vec's mean blurs a tool's several uses).
@@ -174,7 +168,7 @@ def fuse(text: str, vec: NDArray[np.float32] | None, lexical_index: LexicalIndex
             add(learned, cfg.w_splade * trust, True)
     for h in hints:
         add(h, cfg.w_hint, True)
-    return Fused(fused, cos, server_cos, bm25, lexical.astype(np.float64), tokens, learned, models, example_models)
+    return Fused(fused, cos, server_cos, bm25, lexical.astype(np.float64), tokens, learned, models)
 
 
 def _nearest_example(cosines: NDArray[np.float32], owner: NDArray[np.intp], n: int,
@@ -189,13 +183,6 @@ def _nearest_example(cosines: NDArray[np.float32], owner: NDArray[np.intp], n: i
     if not has.all():
         best[~has] = stand_in[~has] + float(np.mean(best[has] - stand_in[has]))
     return best
-
-
-def _only(vec: NDArray[np.float32], sl: slice) -> NDArray[np.float32]:
-    """``vec`` with every entry outside ``sl`` zeroed."""
-    out = np.zeros_like(vec)
-    out[sl] = vec[sl]
-    return out
 
 
 def fused_head(f: Fused, size: int) -> NDArray[np.intp]:
