@@ -26,6 +26,7 @@ def registry(joint):
 
 @pytest.mark.parametrize("query,expected", [
     ("show the last 3 commits of my repository", "git__git_log"),  # not git_commit (the noun), nor git_show (the verb)
+    ("what time is it in Tokyo", "time__get_current_time"),  # not convert_time, whose zone example is 'Asia/Tokyo'
     ("list the files in my home folder", "filesystem__list_directory"),
     ("wie spät ist es in Tokio", "time__get_current_time"),
     ("東京は今何時ですか", "time__get_current_time"),
