@@ -1,6 +1,6 @@
 import pytest
 
-from votr_mcp.retrieval.intent import is_identifier, named_tools, pair_bulk, query_bulk, request_object, split_needs
+from votr_mcp.retrieval.intent import is_identifier, named_tools, pair_bulk, query_bulk, request_action, request_object, split_needs
 
 
 def test_query_bulk_reads_many_versus_one():
@@ -104,3 +104,19 @@ def test_in_a_sequenced_task_a_comma_before_a_verb_starts_a_step_and_elsewhere_i
     assert split_needs("list issues with offset 0, limit 10, sort by date") == ["list issues with offset 0, limit 10, sort by date"]
     single = "I want to optimize my website for search engines. Can you give me some suggestions?"
     assert split_needs(single) == [single]
+
+
+@pytest.mark.parametrize("text,action", [
+    ("get rid of the empty folder src/legacy/", "delete"),  # not "get", a read
+    ("pull up the entry for 'Project Falcon'", "read"),
+    ("please turn off dark mode", "update"),
+    ("set up a table for invoices", "create"),
+    ("go ahead and delete it", "delete"),  # "go" alone is filler, not "go to"
+])
+def test_verbs_of_several_words_are_read_as_the_verb_they_mean(text, action):
+    assert request_action(text) == action
+
+
+def test_go_to_a_page_starts_a_step_of_its_own():
+    assert split_needs("Go to https://app.example.com/login, fill in the email and password, then hit Sign in") == [
+        "Go to https://app.example.com/login", "fill in the email and password", "hit Sign in"]

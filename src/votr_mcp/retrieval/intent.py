@@ -7,7 +7,7 @@ import re
 
 from votr_mcp.index.tokenize import STOPWORDS, stem, words_of
 
-__all__ = ["ACTIONS", "ACTION_OF", "MAX_WORD_CHARS", "action_word", "bounded", "request_action", "text_actions", "is_identifier", "named_tools", "pair_bulk", "query_bulk", "request_object", "split_needs",
+__all__ = ["ACTIONS", "ACTION_OF", "MAX_WORD_CHARS", "action_word", "bounded", "request_action", "text_actions", "is_identifier", "named_tools", "pair_bulk", "query_bulk", "request_object", "request_words", "split_needs",
            "words_of"]
 
 _BULK_TOOL = frozenset({"all", "batch", "bulk", "many", "multiple", "multi"})
@@ -56,6 +56,41 @@ _LITERAL = frozenset({"merge", "push", "pull", "rebase", "stash", "clone", "tag"
                       "revert", "play", "order", "pay", "buy"})
 
 
+# Verbs of two or three words, as people say them, read as the one verb they mean ("get rid of the
+# folder" deletes it, "pull up order 5" shows it): their first word alone names another action or none.
+_PHRASAL: dict[tuple[str, ...], str] = {
+    ("get", "rid", "of"): "delete", ("throw", "away"): "delete", ("throw", "out"): "delete",
+    ("take", "out"): "remove", ("pull", "up"): "show", ("bring", "up"): "show", ("look", "up"): "lookup",
+    ("find", "out"): "find", ("turn", "on"): "enable", ("turn", "off"): "disable", ("switch", "on"): "enable",
+    ("switch", "off"): "disable", ("set", "up"): "create", ("write", "down"): "record", ("note", "down"): "record",
+    ("jot", "down"): "jot", ("fill", "in"): "fill", ("fill", "out"): "fill", ("sign", "up"): "register",
+    ("bring", "back"): "restore", ("back", "up"): "backup", ("print", "out"): "print", ("go", "to"): "visit",
+    ("shut", "down"): "shutdown", ("send", "over"): "send", ("hand", "over"): "send",
+}
+_PHRASAL_FIRST = frozenset(k[0] for k in _PHRASAL)
+
+
+def request_words(text: str) -> list[str]:
+    """:func:`words_of` a request with its verbs of several words folded into the one they mean
+    ("get rid of the empty folder" -> delete, the, empty, folder)."""
+    words = words_of(text)
+    if not _PHRASAL_FIRST.intersection(words):
+        return words
+    out: list[str] = []
+    i = 0
+    while i < len(words):
+        for size in (3, 2):
+            verb = _PHRASAL.get(tuple(words[i:i + size])) if words[i] in _PHRASAL_FIRST else None
+            if verb is not None:
+                out.append(verb)
+                i += size
+                break
+        else:
+            out.append(words[i])
+            i += 1
+    return out
+
+
 def action_word(word: str) -> str | None:
     """The action a verb asks for: the verb itself when it is specific (merge, push, stash) or names
     no class, else its class in ACTIONS (or its synonym's); None for words that are no action."""
@@ -70,7 +105,7 @@ def action_word(word: str) -> str | None:
 def request_action(text: str) -> str | None:
     """The action of the request's leading verb ("please delete the file" -> "delete", "push my
     commits" -> "push"), when the request starts with one after polite filler; else None."""
-    for word in words_of(text)[:6]:
+    for word in request_words(text)[:6]:
         if word in _FILLER:
             continue
         return action_word(word)
@@ -89,7 +124,7 @@ def request_object(text: str) -> frozenset[str]:
     """The stemmed words of what the request's leading verb acts on ("zip the reports folder for me" ->
     {report, folder}): up to three content words after the verb, before the first preposition. Empty
     when the request does not lead with a verb."""
-    words = words_of(text)
+    words = request_words(text)
     verb_at = next((i for i, w in enumerate(words[:6]) if w not in _FILLER), None)
     if verb_at is None or action_word(words[verb_at]) is None:
         return frozenset()
@@ -288,7 +323,7 @@ def split_needs(query: str, max_needs: int = 5) -> list[str]:
     needs: list[str] = []
     context: list[str] = []  # pieces before the first need
     for index, (connector, piece, after_sequence) in enumerate(pieces):
-        words = words_of(piece)
+        words = request_words(piece)
         n = len(piece.split())
         named = n >= _MIN_WORDS and any(_is_verb(w) for w in words)
         if index == 0 and first_sequenced:

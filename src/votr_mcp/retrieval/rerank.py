@@ -41,7 +41,7 @@ from pydantic.dataclasses import dataclass as pydantic_dataclass
 
 from votr_mcp.errors import RetrievalError
 from votr_mcp.index.tokenize import content_tokens, stem
-from votr_mcp.retrieval.intent import ACTION_OF, action_word, query_bulk, request_action, request_object, text_actions, words_of
+from votr_mcp.retrieval.intent import ACTION_OF, action_word, query_bulk, request_action, request_object, request_words, text_actions, words_of
 from votr_mcp.settings import describe
 
 Finite = Annotated[float, Field(allow_inf_nan=False)]
@@ -123,7 +123,7 @@ class QueryView:
     @classmethod
     def of(cls, text: str, tokens: Sequence[str] | None = None) -> QueryView:
         """``tokens``: the text's :func:`tokenize` tokens when the caller has them already."""
-        words = words_of(text)
+        words = request_words(text)
         verb = request_action(text)
         actions = frozenset(a for a in (ACTION_OF.get(w) for w in words) if a is not None) | ({verb} if verb else set())
         return cls(frozenset(tokens if tokens is not None else content_tokens(text)), f" {' '.join(words)} ",
