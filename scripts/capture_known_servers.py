@@ -175,6 +175,10 @@ async def harvest(root: Path, name: str, workdir: Path, errlog: Any) -> dict[str
     }
 
 
+
+EXAMPLES = Path(__file__).with_name("known_servers_examples.json")
+"""Our example requests for the known servers' tools (as registry_examples.json for registry/)."""
+
 async def capture(root: Path, names: Sequence[str], out: Path, *, check: bool, parallel: int) -> int:
     missing = [n for n in names if not executable(root, KNOWN[n]).exists()]
     if missing:
@@ -182,7 +186,7 @@ async def capture(root: Path, names: Sequence[str], out: Path, *, check: bool, p
         return 2
 
     async def one(name: str, tmp: Path, errlog: TextIO) -> dict[str, Any]:
-        return await harvest(root, name, tmp, errlog)
+        return capture_registry.with_examples(await harvest(root, name, tmp, errlog), EXAMPLES)
 
     documents, failures = await capture_registry.harvest_all(names, one, parallel, "votr-known-")
     return capture_registry.write_captures(names, documents, failures, out, check, "known-servers/")

@@ -198,10 +198,10 @@ def _installed_version(spec: upstream_servers.ServerSpec) -> str:
 EXAMPLES = Path(__file__).with_name("registry_examples.json")
 
 
-def with_examples(document: dict[str, Any]) -> dict[str, Any]:
-    """Each tool with its example requests from scripts/registry_examples.json (ours, like the server
-    description): how people ask for it, which search embeds beside the description (Tool2Vec)."""
-    examples = json.loads(EXAMPLES.read_text(encoding="utf-8")).get(document["server"]["name"], {})
+def with_examples(document: dict[str, Any], source: Path = EXAMPLES) -> dict[str, Any]:
+    """Each tool with its example requests from ``source`` (scripts/registry_examples.json; ours, like
+    the server description): how people ask for it, which search embeds beside the description (Tool2Vec)."""
+    examples = json.loads(source.read_text(encoding="utf-8")).get(document["server"]["name"], {}) if source.exists() else {}
     tools = [{**tool, "examples": examples[tool["name"]]} if examples.get(tool["name"]) else tool
              for tool in document["tools"]]
     return {**document, "tools": tools}

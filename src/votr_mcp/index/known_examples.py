@@ -1,10 +1,11 @@
-"""Example requests for tools the project knows: the registry's (registry/README.md), lent to the same
-tool when it comes from a user's own server.
+"""Example requests for tools the project knows: the registry's and the known servers' (registry/README.md,
+known-servers/README.md), lent to the same tool when it comes from a user's own server.
 
-A harvested tool carries no examples, but the reference servers a user configures list exactly the
-tools the registry captured. A tool whose name and description equal a registry tool's borrows that
-tool's examples for its vector (Tool2Vec). The tool itself is not changed, so its content hash,
-and with it change control, sees only what its server sent.
+A harvested tool carries no examples, but the reference servers and the popular servers a user
+configures list exactly the tools those catalogs captured (at the captured versions). A tool whose
+name and description equal a captured tool's borrows that tool's examples for its vector
+(Tool2Vec). The tool itself is not changed, so its content hash, and with it change control, sees
+only what its server sent.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import json
 import logging
 from collections.abc import Mapping
 from functools import cache
+from pathlib import Path
 
 from votr_mcp.catalog.models import Tool
 
@@ -23,16 +25,19 @@ log = logging.getLogger(__name__)
 
 @cache
 def known_examples() -> Mapping[tuple[str, str], tuple[str, ...]]:
-    """(tool name, stripped description) -> examples, from the embedded registry (empty without it)."""
-    from votr_mcp.catalog.embedded import default_registry_path
+    """(tool name, stripped description) -> examples, from the embedded registry and the known
+    servers' catalog (empty without them; the registry's first where both have a tool)."""
+    from votr_mcp.catalog.embedded import default_registry_path, known_servers_path
     from votr_mcp.errors import CatalogError
 
-    try:
-        folder = default_registry_path()
-    except CatalogError:
-        return {}
+    files: list[Path] = []
+    for find in (default_registry_path, known_servers_path):
+        try:
+            files += sorted(find().glob("*.json"))
+        except CatalogError:
+            continue
     out: dict[tuple[str, str], tuple[str, ...]] = {}
-    for file in sorted(folder.glob("*.json")):
+    for file in files:
         try:
             tools = json.loads(file.read_text(encoding="utf-8")).get("tools", [])
         except (OSError, ValueError, AttributeError) as exc:
@@ -42,7 +47,7 @@ def known_examples() -> Mapping[tuple[str, str], tuple[str, ...]]:
             examples = tool.get("examples") if isinstance(tool, dict) else None
             if isinstance(examples, list) and isinstance(tool.get("name"), str):
                 key = (tool["name"], str(tool.get("description", "")).strip())
-                out[key] = tuple(e for e in examples if isinstance(e, str))
+                out.setdefault(key, tuple(e for e in examples if isinstance(e, str)))
     return out
 
 
