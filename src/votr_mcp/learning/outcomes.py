@@ -44,7 +44,8 @@ class SearchEvent:
 
 @dataclass(frozen=True, slots=True)
 class CallEvent:
-    """One call. ``search`` is the session's last search when it listed the tool (else None)."""
+    """One call. ``search`` is the session's last search when it listed the tool (else None);
+    ``after`` that last search in any case (None: the session searched nothing yet)."""
 
     session: str
     key: ToolKey
@@ -52,6 +53,7 @@ class CallEvent:
     success: bool
     search: SearchEvent | None
     at: float = field(default_factory=time.time)
+    after: SearchEvent | None = None
 
     @property
     def rank(self) -> int | None:
@@ -110,7 +112,7 @@ class OutcomeLog:
     def called(self, session: str, key: ToolKey, call_name: str, success: bool) -> CallEvent:
         last = self._last.get(session)
         search = last if last is not None and any(r.key == key for r in last.returned) else None
-        event = CallEvent(session, key, call_name, success, search)
+        event = CallEvent(session, key, call_name, success, search, after=last)
         if self.sink is not None:
             self.sink.add_call(event)
         for listener in self._listeners:
