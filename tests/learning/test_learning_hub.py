@@ -9,9 +9,11 @@ import anyio
 import mcp_types as types
 import numpy as np
 import pytest
+from mcp.server.mcpserver.exceptions import ToolError
 
 from votr_mcp.catalog import load_catalog
 from votr_mcp.catalog.embedded import default_registry_path
+from votr_mcp.errors import UpstreamTimeout
 from votr_mcp.learning import Learning
 from votr_mcp.learning.learner import REJECT_HALF, nearest_lift, rejected_drop
 from votr_mcp.retrieval.pipeline import Retriever
@@ -28,6 +30,7 @@ class Upstreams:
 
     def __init__(self) -> None:
         self.failing: set[tuple[str, str]] = set()
+        self.timing_out: set[tuple[str, str]] = set()
 
     def configured(self, server: str) -> bool:
         return True
@@ -36,6 +39,8 @@ class Upstreams:
         return None
 
     async def call(self, server: str, tool: str, arguments: dict[str, Any]) -> types.CallToolResult:
+        if (server, tool) in self.timing_out:
+            raise UpstreamTimeout(f"{server} did not answer in 1 s")
         if (server, tool) in self.failing:
             return types.CallToolResult(content=[types.TextContent(type="text", text="cannot do that")], is_error=True)
         return types.CallToolResult(content=[types.TextContent(type="text", text="ok")])
@@ -224,6 +229,11 @@ async def test_a_tool_that_failed_for_a_request_sinks_for_it_until_it_works_for_
         first = await names(hub, QUERY)  # the session's last search: the call below is its outcome
         top = first[0]
         key = (top.split("__")[0], top.split("__")[1])
+        upstreams.timing_out.add(key)
+        with pytest.raises(ToolError, match="timed out"):
+            await hub.call(top, arguments(hub, top))
+        assert learning.rejected.of(key) == {}  # its server never answered: nothing said about the request
+        upstreams.timing_out.clear()
         upstreams.failing.add(key)
         await hub.call(top, arguments(hub, top))
         assert list(learning.rejected.of(key)) == [QUERY]

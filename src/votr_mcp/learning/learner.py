@@ -110,9 +110,10 @@ class Learning:
         items = [Returned(key, name, rank, float(score)) for rank, (key, name, score) in enumerate(returned, 1)]
         return self.log.searched(session, query, items, context_of(ranked_servers), abstained)
 
-    def called(self, session: str, key: ToolKey, call_name: str, success: bool) -> CallEvent:
-        """A call finished (``success``: the upstream ran it without an error result)."""
-        return self.log.called(session, key, call_name, success)
+    def called(self, session: str, key: ToolKey, call_name: str, success: bool, answered: bool = True) -> CallEvent:
+        """A call finished (``success``: the upstream ran it without an error result; ``answered``
+        False: its server timed out or failed before answering, which says nothing of the request)."""
+        return self.log.called(session, key, call_name, success, answered)
 
     def restore(self, calls: Iterable[Any]) -> int:
         """Learn again from stored calls (``votr_mcp.store.events.StoredCall``, oldest first) after a
@@ -129,7 +130,7 @@ class Learning:
                     self.bandit.record((other[0], other[1]), call.context, False, PASSED_OVER)
                 if query:
                     self._learn_request(key, query, [(other[0], other[1]) for other in call.passed_over], None)
-            elif query:
+            elif query and call.answered:
                 self.rejected.add(key, query)
             n += 1
         return n
@@ -199,7 +200,7 @@ class Learning:
             vector = self._recent.get(search.query)
         if event.success:
             self._learn_request(event.key, search.query, passed, vector)
-        else:
+        elif event.answered:
             self.rejected.add(event.key, search.query, vector=vector)
 
     def _learn_request(self, key: ToolKey, query: str, passed: Sequence[ToolKey],
