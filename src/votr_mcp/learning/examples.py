@@ -1,4 +1,6 @@
 """Learned example requests (Tool2Vec from use): requests that led to a successful call of a tool.
+(The learner keeps the requests a tool failed or was passed over for in a second store of this kind,
+read through :meth:`LearnedView.nearest_counted`: see :mod:`votr_mcp.learning.learner`.)
 
 Per tool the latest ``per_tool`` distinct requests are kept, and ``max_tools`` tools at most (the
 least recently used one goes first). How search reads them (:mod:`votr_mcp.learning.learner`): a
