@@ -218,6 +218,22 @@ def test_every_tool_rejected_for_a_request_like_this_one_sinks_by_how_far_the_co
     assert rejected_drop(np.zeros(0), np.zeros(0), floor=0.8).tolist() == []
 
 
+def test_a_success_forgets_the_tools_rejections_of_requests_near_it_and_keeps_the_others() -> None:
+    from votr_mcp.learning import LearnedExamples
+
+    rejected = LearnedExamples()
+    unit = np.eye(3, dtype=np.float32)
+    near = np.array([0.95, 0.3122499, 0.0], dtype=np.float32)  # cosine 0.95 with the first axis
+    rejected.add(("fs", "read"), "read a.txt", vector=("m", unit[0]))
+    rejected.add(("fs", "read"), "delete a.txt", vector=("m", unit[1]))
+    rejected.add(("fs", "write"), "read a.txt", vector=("m", unit[0]))
+    rejected.discard(("fs", "read"), "read the file a.txt", ("m", near), 0.9)
+    assert rejected.of(("fs", "read")) == {"delete a.txt": 1.0}
+    assert rejected.of(("fs", "write")) == {"read a.txt": 1.0}  # another tool's rejection stands
+    rejected.discard(("fs", "read"), "delete a.txt")  # no vector: the same text only
+    assert rejected.of(("fs", "read")) == {} and len(rejected) == 1
+
+
 @pytest.mark.anyio
 async def test_a_tool_that_failed_for_a_request_sinks_for_it_until_it_works_for_it(retriever: Retriever) -> None:
     learning = Learning(seed=0)
