@@ -266,24 +266,28 @@ class Learning:
                 return state
         catalog = base.catalog
         dense = base.dense_index
-        view = (self.examples.view(catalog, dense.model_id, base.embed) if dense is not None and self.learn_examples
-                and len(self.examples) else _empty_view())
         rejected = (self.rejected.view(catalog, dense.model_id, base.embed) if dense is not None and self.learn_examples
                     and len(self.rejected) else _empty_view())
-        trust = np.zeros(len(catalog))
-        for row, n in view.successes.items():
-            trust[row] = n / (n + self.near_half)
-        learned = None
-        if dense is not None:
-            # Same base: update the learned rows of the matrix built for it in place (see LearnedView.dense).
-            same = state is not None and state.base is base and state.matrix is not None
-            out = state.matrix if same and state is not None else None
-            stale = sorted(set(state.view.weight) - set(view.weight)) if same and state is not None else []
-            learned = view.dense(dense, self.mix, out=out, stale=stale)
-        # The learned Tool2Vec matrix, owned by this state (None when the tool vectors stay the catalog's).
-        matrix = learned.tools_t2v if learned is not None and dense is not None and learned.tools_t2v is not dense.tools_t2v else None
+        if state is not None and state.base is base and state.version[0] == version[0]:
+            # Only the rejected requests changed (a failure): what was learned from successes stands.
+            view, trust, learned, matrix = state.view, state.trust, state.learned, state.matrix
+        else:
+            view = (self.examples.view(catalog, dense.model_id, base.embed) if dense is not None and self.learn_examples
+                    and len(self.examples) else _empty_view())
+            trust = np.zeros(len(catalog))
+            for row, n in view.successes.items():
+                trust[row] = n / (n + self.near_half)
+            learned = None
+            if dense is not None:
+                # Same base: update the learned rows of the matrix built for it in place (see LearnedView.dense).
+                same = state is not None and state.base is base and state.matrix is not None
+                out = state.matrix if same and state is not None else None
+                stale = sorted(set(state.view.weight) - set(view.weight)) if same and state is not None else []
+                learned = view.dense(dense, self.mix, out=out, stale=stale)
+            # The learned Tool2Vec matrix, owned by this state (None when the tool vectors stay the catalog's).
+            matrix = learned.tools_t2v if learned is not None and dense is not None and learned.tools_t2v is not dense.tools_t2v else None
         state = _State(base, version, dense.model_id if dense is not None else "", [t.key for t in catalog],
-                       [t.server for t in catalog], view, trust, rejected, matrix)
+                       [t.server for t in catalog], view, trust, rejected, matrix, learned)
         state.searcher = base.with_learning((lambda _: learned) if learned is not None else None, self._adjust(state))
         with self._lock:
             self._built = state
@@ -330,4 +334,5 @@ class _State:
     trust: NDArray[np.float64]  # each tool row's n/(n + NEAR_HALF) for n successful calls (0: none)
     rejected: LearnedView  # the requests each tool failed or was passed over for
     matrix: NDArray[np.float32] | None = None  # the learned Tool2Vec matrix (owned: updated in place)
+    learned: Any = None  # the dense index with the learned requests in it (None: dense is off)
     searcher: Any = None  # the base retriever with all of it applied
