@@ -10,7 +10,8 @@ has one) and its own text again. The same stream runs with learning off and on; 
 test rows, which were never in the stream (nor are their gold tools), are searched once each
 (``held_back``). Reported: top-1 and hand-off (a gold tool among those handed off) on the stream's
 repeated visits (the headline ``top1``/``handoff``), on first visits, per quarter of the stream,
-and held back; and the search round trip's p50/p95.
+and held back; and the search round trip's p50/p95. Learning's settings are chosen on one half of
+the rows (``fit``: the SHA-256 of the row id is even) and read on the other (``report``), both given.
 
     python eval/replay.py --data ../shared/bench/mcpzero --json /tmp/replay.json [--limit N] [--visits 3]
 """
@@ -142,6 +143,14 @@ def _value(spec: Any) -> Any:
     return "x" * max(1, int(spec.get("minLength", 1) or 1))
 
 
+HALVES = ("fit", "report")
+
+
+def half_of(row: QueryRow) -> str:
+    """Which half of the rows ``row`` is in: settings are chosen on "fit" and read on "report"."""
+    return HALVES[int(hashlib.sha256(row.id.encode()).hexdigest(), 16) % 2]
+
+
 @dataclass
 class Tally:
     """Top-1 and hand-off counts of one group of requests."""
@@ -171,6 +180,7 @@ class Mode:
         self.by_key = {t.key: t for t in catalog}
         self.groups = {k: Tally() for k in ("all", "first", "revisit", "repeat", "paraphrase", "held_back")}
         self.over_time = [Tally() for _ in range(quarters)]
+        self.halves = {(half, name): Tally() for half in HALVES for name in ("revisit", "held_back")}
         self.stream_size = stream_size
         self.latency: list[float] = []
         self.not_called = 0
@@ -194,6 +204,7 @@ class Mode:
             self.groups[visit.kind].add(top1, handoff)
             quarters = len(self.over_time)
             self.over_time[min(quarters - 1, i * quarters // self.stream_size)].add(top1, handoff)
+            self.halves[(half_of(visit.row), "revisit")].add(top1, handoff)
         if not tools:
             self.not_called += 1
             return  # the agent got nothing to call
@@ -208,7 +219,9 @@ class Mode:
 
     async def held_back(self, client: Client, row: QueryRow) -> None:
         keys = [(t["server"], t["tool"]) for t in await self.search(client, row.query, timed=False)]
-        self.groups["held_back"].add(bool(keys) and keys[0] in set(row.gold), any(k in set(row.gold) for k in keys))
+        top1, handoff = bool(keys) and keys[0] in set(row.gold), any(k in set(row.gold) for k in keys)
+        self.groups["held_back"].add(top1, handoff)
+        self.halves[(half_of(row), "held_back")].add(top1, handoff)
 
     def report(self) -> dict[str, Any]:
         revisit = self.groups["revisit"].report()
@@ -217,6 +230,7 @@ class Mode:
             **{name: g.report() for name, g in self.groups.items() if name != "held_back"},
             "held_back": self.groups["held_back"].report(),
             "over_time": [q.report() for q in self.over_time],
+            "halves": {half: {name: self.halves[(half, name)].report() for name in ("revisit", "held_back")} for half in HALVES},
             "calls_refused_before_upstream": self.not_called,
             "search_ms": {"p50": round(float(np.percentile(self.latency, 50)), 2),
                           "p95": round(float(np.percentile(self.latency, 95)), 2), "n": len(self.latency)},
@@ -227,10 +241,11 @@ class Mode:
 def learning_of(settings: Sequence[str], seed: int) -> Learning:
     """The 'on' run's Learning, with ``--set NAME=VALUE`` settings (for ablations)."""
     values = dict(s.split("=", 1) for s in settings)
-    unknown = set(values) - {"near_bonus", "near_floor", "bound", "examples", "mix"}
+    floats = ("near_bonus", "near_floor", "near_half", "reject_drop", "reject_floor")
+    unknown = set(values) - {*floats, "bound", "examples", "mix"}
     if unknown:
-        raise SystemExit(f"unknown --set {sorted(unknown)}; choose near_bonus, near_floor, bound or examples")
-    options: dict[str, Any] = {k: float(v) for k, v in values.items() if k in ("near_bonus", "near_floor")}
+        raise SystemExit(f"unknown --set {sorted(unknown)}; choose {', '.join(floats)}, bound, examples or mix")
+    options: dict[str, Any] = {k: float(v) for k, v in values.items() if k in floats}
     if "mix" in values:
         options["mix"] = values["mix"]
     return Learning(seed=seed, examples=values.get("examples", "1") != "0",
@@ -362,6 +377,11 @@ def markdown(report: Mapping[str, Any]) -> str:
         "",
         "Revisits by quarter of the stream (top-1 off / on): "
         + ", ".join(f"{a['top1']:.3f} / {b['top1']:.3f}" for a, b in zip(off["over_time"], on["over_time"])),
+        "",
+        "By half of the rows (SHA-256 of the row id; learning's settings were chosen on the fitting half), top-1 off / on: "
+        + "; ".join(f"{half}: revisits {off['halves'][half]['revisit']['top1']:.3f} / {on['halves'][half]['revisit']['top1']:.3f}, "
+                    f"held back {off['halves'][half]['held_back']['top1']:.3f} / {on['halves'][half]['held_back']['top1']:.3f}"
+                    for half in HALVES),
         "",
         f"Search round trip p50 / p95: off {off['search_ms']['p50']} / {off['search_ms']['p95']} ms, "
         f"on {on['search_ms']['p50']} / {on['search_ms']['p95']} ms (the two servers alternate on one machine).",

@@ -9,11 +9,13 @@ import anyio
 import mcp_types as types
 import numpy as np
 import pytest
+from mcp.server.mcpserver.exceptions import ToolError
 
 from votr_mcp.catalog import load_catalog
 from votr_mcp.catalog.embedded import default_registry_path
+from votr_mcp.errors import UpstreamTimeout
 from votr_mcp.learning import Learning
-from votr_mcp.learning.learner import nearest_lift
+from votr_mcp.learning.learner import REJECT_HALF, nearest_lift, rejected_drop
 from votr_mcp.retrieval.pipeline import Retriever
 from votr_mcp.server.hub import Hub
 from votr_mcp.server.live_index import LiveIndex
@@ -24,7 +26,11 @@ QUERY = "look at files"
 
 
 class Upstreams:
-    """Every server is up; every call succeeds (the agent is always right here)."""
+    """Every server is up; every call succeeds (the agent is always right here) but of the tools in ``failing``."""
+
+    def __init__(self) -> None:
+        self.failing: set[tuple[str, str]] = set()
+        self.timing_out: set[tuple[str, str]] = set()
 
     def configured(self, server: str) -> bool:
         return True
@@ -33,6 +39,10 @@ class Upstreams:
         return None
 
     async def call(self, server: str, tool: str, arguments: dict[str, Any]) -> types.CallToolResult:
+        if (server, tool) in self.timing_out:
+            raise UpstreamTimeout(f"{server} did not answer in 1 s")
+        if (server, tool) in self.failing:
+            return types.CallToolResult(content=[types.TextContent(type="text", text="cannot do that")], is_error=True)
         return types.CallToolResult(content=[types.TextContent(type="text", text="ok")])
 
 
@@ -47,8 +57,8 @@ def retriever() -> Retriever:
     return r
 
 
-def hub_of(retriever: Retriever, learning: Learning | None) -> Hub:
-    hub = Hub(LiveIndex(retriever.catalog, retriever), Upstreams(), learning=learning)
+def hub_of(retriever: Retriever, learning: Learning | None, upstreams: Upstreams | None = None) -> Hub:
+    hub = Hub(LiveIndex(retriever.catalog, retriever), upstreams or Upstreams(), learning=learning)
     hub.ready.set()
     return hub
 
@@ -99,6 +109,7 @@ async def test_outcomes_survive_a_restart_through_the_store_and_query_texts_can_
         restored = Learning(seed=0)
         assert restored.restore(calls) == 1
         assert list(restored.examples.snapshot().values()) == [{QUERY: 1.0}]
+        assert list(restored.rejected.snapshot().values()) == [{QUERY: 0.5}]  # the tool ranked first, passed over
 
     private = tmp_path / "private.sqlite3"
     with Store.open(private) as store:
@@ -196,6 +207,61 @@ def test_only_the_tool_of_the_nearest_learned_request_is_lifted_as_far_as_the_co
     assert lift.tolist() == pytest.approx([0.0, 0.5 * (0.25 / 0.3), 0.0, 0.0])
     assert nearest_lift(np.array([0.6, -1.0]), np.array([1.0, 0.0]), floor=0.7).tolist() == [0.0, 0.0]
     assert nearest_lift(np.zeros(0), np.zeros(0), floor=0.7).tolist() == []
+
+
+def test_every_tool_rejected_for_a_request_like_this_one_sinks_by_how_far_the_cosine_passes_the_floor() -> None:
+    near = np.array([1.0, 0.9, 0.8, -1.0])
+    count = np.array([1.0, 0.5, 1.0, 0.0])
+    drop = rejected_drop(near, count, floor=0.8)
+    one, passed = 1 / (1 + REJECT_HALF), 0.5 / (0.5 + REJECT_HALF)
+    assert drop.tolist() == pytest.approx([one, 0.5 * passed, 0.0, 0.0])
+    assert rejected_drop(np.zeros(0), np.zeros(0), floor=0.8).tolist() == []
+
+
+def test_a_success_forgets_the_tools_rejections_of_requests_near_it_and_keeps_the_others() -> None:
+    from votr_mcp.learning import LearnedExamples
+
+    rejected = LearnedExamples()
+    unit = np.eye(3, dtype=np.float32)
+    near = np.array([0.95, 0.3122499, 0.0], dtype=np.float32)  # cosine 0.95 with the first axis
+    rejected.add(("fs", "read"), "read a.txt", vector=("m", unit[0]))
+    rejected.add(("fs", "read"), "delete a.txt", vector=("m", unit[1]))
+    rejected.add(("fs", "write"), "read a.txt", vector=("m", unit[0]))
+    rejected.discard(("fs", "read"), "read the file a.txt", ("m", near), 0.9)
+    assert rejected.of(("fs", "read")) == {"delete a.txt": 1.0}
+    assert rejected.of(("fs", "write")) == {"read a.txt": 1.0}  # another tool's rejection stands
+    rejected.discard(("fs", "read"), "delete a.txt")  # no vector: the same text only
+    assert rejected.of(("fs", "read")) == {} and len(rejected) == 1
+
+
+@pytest.mark.anyio
+async def test_a_tool_that_failed_for_a_request_sinks_for_it_until_it_works_for_it(retriever: Retriever) -> None:
+    learning = Learning(seed=0)
+    upstreams = Upstreams()
+    hub = hub_of(retriever, learning, upstreams)
+    other = "read the contents of a file"
+    with anyio.fail_after(60):
+        elsewhere = await names(hub, other)
+        first = await names(hub, QUERY)  # the session's last search: the call below is its outcome
+        top = first[0]
+        key = (top.split("__")[0], top.split("__")[1])
+        upstreams.timing_out.add(key)
+        with pytest.raises(ToolError, match="timed out"):
+            await hub.call(top, arguments(hub, top))
+        assert learning.rejected.of(key) == {}  # its server never answered: nothing said about the request
+        upstreams.timing_out.clear()
+        upstreams.failing.add(key)
+        await hub.call(top, arguments(hub, top))
+        assert list(learning.rejected.of(key)) == [QUERY]
+        again = await names(hub, QUERY)
+        assert again[0] != top and again[0] in first, (first, again)
+        assert await names(hub, other) == elsewhere  # a request unlike it ranks as before
+        # The tool works for that request after all (it was the arguments, or the upstream was down).
+        upstreams.failing.clear()
+        await names(hub, QUERY)
+        await hub.call(top, arguments(hub, top))
+        assert learning.rejected.of(key) == {}
+        assert (await names(hub, QUERY))[0] == top
 
 
 @pytest.mark.anyio

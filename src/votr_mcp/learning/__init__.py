@@ -1,4 +1,4 @@
-"""Learning from use: the outcome log, Thompson sampling over near-ties, learned example requests."""
+"""Learning from use: the outcome log, Thompson sampling over near-ties, learned and rejected example requests."""
 
 from votr_mcp.learning.bandit import Bandit
 from votr_mcp.learning.examples import LearnedExamples, mix_weight

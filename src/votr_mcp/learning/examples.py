@@ -1,4 +1,6 @@
 """Learned example requests (Tool2Vec from use): requests that led to a successful call of a tool.
+(The learner keeps the requests a tool failed or was passed over for in a second store of this kind,
+read through :meth:`LearnedView.nearest_counted`: see :mod:`votr_mcp.learning.learner`.)
 
 Per tool the latest ``per_tool`` distinct requests are kept, and ``max_tools`` tools at most (the
 least recently used one goes first). How search reads them (:mod:`votr_mcp.learning.learner`): a
@@ -86,6 +88,26 @@ class LearnedExamples:
                 self._vectors = {k: v for k, v in self._vectors.items() if k[1] in kept}
             self.version += 1
 
+    def discard(self, key: ToolKey, request: str, vector: tuple[str, NDArray[np.float32]] | None = None,
+                near: float = 1.0) -> None:
+        """Forget ``request`` for ``key``, and (``vector``: (model id, its vector)) every request of
+        ``key`` whose kept vector has cosine ``near`` or more with it."""
+        text = request.strip()
+        with self._lock:
+            own = self._by_tool.get(key)
+            if own is None:
+                return
+            gone = [t for t in own if t == text or (
+                vector is not None and (vector[0], t) in self._vectors
+                and float(self._vectors[(vector[0], t)] @ vector[1]) >= near)]
+            if not gone:
+                return
+            for t in gone:
+                del own[t]
+            if not own:
+                del self._by_tool[key]
+            self.version += 1
+
     def of(self, key: ToolKey) -> Mapping[str, float]:
         with self._lock:
             return dict(self._by_tool.get(key, {}))
@@ -105,15 +127,17 @@ class LearnedExamples:
         vectors = self._vectors_of([t for _, texts in learned for t in texts], model_id, embed)
         rows: list[int] = []
         own: list[NDArray[np.float32]] = []
+        weights: list[float] = []
         successes: dict[int, float] = {}
         for row, texts in learned:
             kept = [t for t in texts if t in vectors]
             if kept:
                 rows += [row] * len(kept)
                 own += [vectors[t] for t in kept]
+                weights += [texts[t] for t in kept]
                 successes[row] = sum(texts.values())
         matrix = np.stack(own).astype(np.float32) if own else np.zeros((0, 0), dtype=np.float32)
-        return LearnedView(matrix, np.asarray(rows, dtype=np.intp), successes)
+        return LearnedView(matrix, np.asarray(rows, dtype=np.intp), successes, np.asarray(weights, dtype=np.float64))
 
     def _vectors_of(self, texts: Sequence[str], model_id: str,
                     embed: Callable[[Sequence[str]], Mapping[str, NDArray[np.float32]]]) -> dict[str, NDArray[np.float32]]:
@@ -132,11 +156,14 @@ class LearnedExamples:
 
 class LearnedView:
     """Learned requests as vectors over one catalog: ``rows[j]`` is the tool row of ``vectors[j]``,
-    ``successes[row]`` its tool's successful calls, ``weight[row]`` its mix weight (:func:`mix_weight`)."""
+    ``counts[j]`` how many outcomes that request counted, ``successes[row]`` its tool's outcomes in
+    all, ``weight[row]`` its mix weight (:func:`mix_weight`)."""
 
-    def __init__(self, vectors: NDArray[np.float32], rows: NDArray[np.intp], successes: Mapping[int, float]) -> None:
+    def __init__(self, vectors: NDArray[np.float32], rows: NDArray[np.intp], successes: Mapping[int, float],
+                 counts: NDArray[np.float64] | None = None) -> None:
         self.vectors = vectors
         self.rows = rows
+        self.counts = counts if counts is not None else np.ones(len(rows))
         self.successes = dict(successes)
         self.weight = {row: mix_weight(n) for row, n in self.successes.items()}
 
@@ -184,10 +211,20 @@ class LearnedView:
 
     def nearest_of(self, vec: NDArray[np.float32], rows: NDArray[np.intp]) -> NDArray[np.float64]:
         """For each of ``rows``, the best cosine of ``vec`` with that tool's learned requests (-1: none)."""
+        return self.nearest_counted(vec, rows)[0]
+
+    def nearest_counted(self, vec: NDArray[np.float32], rows: NDArray[np.intp]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """For each of ``rows``, the best cosine of ``vec`` with that tool's learned requests (-1: none)
+        and the count of that nearest request (0: none)."""
         best = np.full(len(rows), -1.0)
-        take = np.isin(self.rows, rows)
-        if take.any():
+        count = np.zeros(len(rows))
+        take = np.flatnonzero(np.isin(self.rows, rows))
+        if len(take):
             position = {int(r): i for i, r in enumerate(rows)}
             owners = np.fromiter((position[int(r)] for r in self.rows[take]), dtype=np.intp)
-            np.maximum.at(best, owners, (self.vectors[take] @ vec).astype(np.float64))
-        return best
+            cos = (self.vectors[take] @ vec).astype(np.float64)
+            np.maximum.at(best, owners, cos)
+            # Each owner's count at its best cosine (ties: the last written; the same text twice is one entry).
+            hit = cos >= best[owners]
+            count[owners[hit]] = self.counts[take[hit]]
+        return best, count

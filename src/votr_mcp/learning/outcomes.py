@@ -44,7 +44,9 @@ class SearchEvent:
 
 @dataclass(frozen=True, slots=True)
 class CallEvent:
-    """One call. ``search`` is the session's last search when it listed the tool (else None)."""
+    """One call. ``search`` is the session's last search when it listed the tool (else None);
+    ``after`` that last search in any case (None: the session searched nothing yet). ``answered``:
+    the tool ran and answered (False: its server timed out or failed before answering)."""
 
     session: str
     key: ToolKey
@@ -52,6 +54,8 @@ class CallEvent:
     success: bool
     search: SearchEvent | None
     at: float = field(default_factory=time.time)
+    after: SearchEvent | None = None
+    answered: bool = True
 
     @property
     def rank(self) -> int | None:
@@ -107,10 +111,10 @@ class OutcomeLog:
             self.sink.add_search(event)
         return event
 
-    def called(self, session: str, key: ToolKey, call_name: str, success: bool) -> CallEvent:
+    def called(self, session: str, key: ToolKey, call_name: str, success: bool, answered: bool = True) -> CallEvent:
         last = self._last.get(session)
         search = last if last is not None and any(r.key == key for r in last.returned) else None
-        event = CallEvent(session, key, call_name, success, search)
+        event = CallEvent(session, key, call_name, success, search, after=last, answered=answered)
         if self.sink is not None:
             self.sink.add_call(event)
         for listener in self._listeners:

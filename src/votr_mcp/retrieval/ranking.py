@@ -30,8 +30,8 @@ __all__ = ["Adjust", "TextRanker"]
 Adjust = Callable[[str, "NDArray[np.float32] | None", NDArray[np.intp], NDArray[np.float64]], NDArray[np.float64]]
 """A bounded change of a ranking's head scores from outside retrieval, given the ranked text, its
 query vector (None when dense is off), the head's catalog rows and their scores (best 1): learning
-from use (:mod:`votr_mcp.learning`) reorders near-ties and lifts tools a request like this one was
-served by with it."""
+from use (:mod:`votr_mcp.learning`) reorders near-ties, lifts tools a request like this one was
+served by with it, and sinks tools that failed for a request near-identical to it."""
 
 
 class TextRanker:

@@ -314,8 +314,8 @@ class Hub:
         except _NotSent:
             raise  # nothing ran: retrying as told ("try again shortly") is not a loop
         except ToolError as exc:
-            if self.learning is not None:
-                self.learning.called(session, tool.key, call_name, False)
+            if self.learning is not None:  # a timeout or a server failure: the tool never answered the request
+                self.learning.called(session, tool.key, call_name, False, answered=False)
             note = self.sessions.after_call(session, call_name, tool, arguments, True)
             raise ToolError(f"{exc}\n\n{note}" if note else str(exc)) from exc
         if self.learning is not None:

@@ -7,7 +7,8 @@ Rows (``detail`` is JSON):
             rank, score], ...], context, abstained}
     call    session_id, query of the search that listed the tool (or NULL), tool_id (when the
             registry knows the tool), rank in that search (NULL: none listed it), success,
-            detail {server, tool, context, passed_over: [[server, tool], ...]}
+            detail {server, tool, context, passed_over: [[server, tool], ...], answered (only when
+            false: the server timed out or failed before the tool answered)}
 
 Writes are buffered and flushed together (:meth:`EventStore.flush`, from a worker thread), so a
 search never waits for the disk. ``selection_events`` keeps the newest ``max_events`` rows;
@@ -50,6 +51,7 @@ class StoredCall:
     query: str | None
     context: str
     passed_over: tuple[tuple[str, str], ...]
+    answered: bool = True  # False: the server timed out or failed before the tool answered
 
 
 class EventStore:
@@ -73,6 +75,8 @@ class EventStore:
         rank = event.rank
         passed = [[r.key[0], r.key[1]] for r in search.returned if rank is not None and r.rank < rank] if search else []
         detail = {"server": event.key[0], "tool": event.key[1], "context": search.context if search else "", "passed_over": passed}
+        if not getattr(event, "answered", True):
+            detail["answered"] = False
         query = search.query if search is not None else None
         self._add(("call", event.session, query, event.key, rank, None, int(event.success), detail, event.at))
 
@@ -128,7 +132,7 @@ class EventStore:
         for query, rank, success, detail in reversed(rows):
             d = json.loads(detail)
             yield StoredCall(d.get("server", ""), d.get("tool", ""), bool(success), rank, query, d.get("context", ""),
-                             tuple((p[0], p[1]) for p in d.get("passed_over", [])))
+                             tuple((p[0], p[1]) for p in d.get("passed_over", [])), bool(d.get("answered", True)))
 
     def successors(self) -> Iterator[tuple[Key, Key, int]]:
         """(tool, tool called successfully right after it, how many times) of every pair counted."""
