@@ -1,6 +1,14 @@
 import pytest
 
-from votr_mcp.retrieval.intent import is_identifier, named_tools, pair_bulk, query_bulk, request_action, request_object, split_needs
+from votr_mcp.retrieval.intent import (
+    is_identifier,
+    named_tools,
+    pair_bulk,
+    query_bulk,
+    request_action,
+    request_object,
+    split_needs,
+)
 
 
 def test_query_bulk_reads_many_versus_one():

@@ -6,10 +6,9 @@ embedded text changes exactly when what the model would read changes.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
-
-import re
 
 from votr_mcp.catalog.models import Server, Tool
 from votr_mcp.index.tokenize import split_identifier

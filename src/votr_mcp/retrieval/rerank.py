@@ -41,7 +41,16 @@ from pydantic.dataclasses import dataclass as pydantic_dataclass
 
 from votr_mcp.errors import RetrievalError
 from votr_mcp.index.tokenize import content_tokens, stem
-from votr_mcp.retrieval.intent import ACTION_OF, action_word, query_bulk, request_action, request_object, request_words, text_actions, words_of
+from votr_mcp.retrieval.intent import (
+    ACTION_OF,
+    action_word,
+    query_bulk,
+    request_action,
+    request_object,
+    request_words,
+    text_actions,
+    words_of,
+)
 from votr_mcp.settings import describe
 
 Finite = Annotated[float, Field(allow_inf_nan=False)]
