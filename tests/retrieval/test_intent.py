@@ -7,7 +7,9 @@ from votr_mcp.retrieval.intent import (
     query_bulk,
     request_action,
     request_object,
+    request_values,
     split_needs,
+    taken_values,
 )
 
 
@@ -128,3 +130,22 @@ def test_verbs_of_several_words_are_read_as_the_verb_they_mean(text, action):
 def test_go_to_a_page_starts_a_step_of_its_own():
     assert split_needs("Go to https://app.example.com/login, fill in the email and password, then hit Sign in") == [
         "Go to https://app.example.com/login", "fill in the email and password", "hit Sign in"]
+
+
+@pytest.mark.parametrize("text,kinds", [
+    ("grab the README of github.com/pallets/flask", {"url"}),
+    ("email the slides to jenna@northwind.io", {"email"}),  # an address, not a web site
+    ("my meeting is at 4pm Paris time, when is that in New York", {"time"}),
+    ("what does docs/v2/api.md say about rate limits?", {"path"}),
+    ("save https://example.com/pricing as notes/pricing.md", {"url", "path"}),
+    ("what time is it in Tokyo", set()),
+    ("upgrade numpy to 1.26.4", set()),
+])
+def test_request_values_are_the_kinds_of_value_a_request_hands_over(text, kinds):
+    assert request_values(text) == kinds
+
+
+def test_taken_values_read_a_tools_parameter_names_and_descriptions():
+    assert taken_values("url URL to fetch max length Maximum number of characters") == {"url"}
+    assert taken_values("source timezone Source IANA timezone name time Time to convert in 24-hour format") == {"time"}
+    assert taken_values("timezone IANA timezone name") == set()

@@ -7,7 +7,7 @@ import re
 
 from votr_mcp.index.tokenize import STOPWORDS, stem, words_of
 
-__all__ = ["ACTIONS", "ACTION_OF", "MAX_WORD_CHARS", "action_word", "bounded", "request_action", "text_actions", "is_identifier", "named_tools", "pair_bulk", "query_bulk", "request_object", "request_words", "split_needs",
+__all__ = ["ACTIONS", "ACTION_OF", "MAX_WORD_CHARS", "action_word", "bounded", "request_action", "text_actions", "is_identifier", "named_tools", "pair_bulk", "query_bulk", "request_object", "request_values", "request_words", "split_needs", "taken_values",
            "words_of"]
 
 _BULK_TOOL = frozenset({"all", "batch", "bulk", "many", "multiple", "multi"})
@@ -140,6 +140,43 @@ def request_object(text: str) -> frozenset[str]:
         if len(out) == _OBJECT_WORDS:
             break
     return frozenset(out)
+
+
+# Values a request hands over, by kind, and the parameter words that take each kind: a request
+# with a URL wants a tool that takes one ("grab the README of github.com/pallets/flask": fetch, not
+# a docs search), a clock time wants one with a time ("4pm Paris time in New York": convert_time).
+_URL = re.compile(r"https?://\S+|\bwww\.\S+|\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|org|net|io|dev|ai|app|co|edu|gov)\b\S*",
+                  re.IGNORECASE)
+_VALUES = {
+    "email": re.compile(r"\b[\w.+-]+@[\w-]+\.[\w.]+\b"),
+    "path": re.compile(r"(?:^|\s)(?:~|\.{1,2})?/[\w.-]+|\b[\w-]+\.(?:txt|md|json|csv|tsv|xlsx?|py|js|ts|tsx|ya?ml|log|pdf|"
+                       r"png|jpe?g|gif|docx?|pptx?|html?|xml|sql|db|sqlite|toml|ini|cfg|sh|zip|tar|gz|mp[34]|wav)\b", re.IGNORECASE),
+    "time": re.compile(r"\b\d{1,2}:\d{2}\b|\b\d{1,2}\s?(?:am|pm)\b", re.IGNORECASE),
+}
+_TAKES = {
+    "url": frozenset({"url", "urls", "uri", "link", "links", "href", "endpoint", "website", "webpage"}),
+    "email": frozenset({"email", "emails", "recipient", "recipients", "mail"}),
+    "path": frozenset({"path", "paths", "file", "files", "filename", "filepath", "directory", "folder", "dir"}),
+    "time": frozenset({"time", "times", "datetime", "timestamp", "hour", "clock"}),
+}
+
+
+def request_values(text: str) -> frozenset[str]:
+    """The kinds of value a request gives (url, email, path, time): what its tool must take."""
+    kinds: set[str] = set()
+    rest = bounded(text)
+    for kind, pattern in (("email", _VALUES["email"]), ("url", _URL)):  # an address is no web site
+        stripped = pattern.sub(" ", rest)
+        if stripped != rest:
+            kinds.add(kind)
+            rest = stripped
+    return frozenset(kinds | {k for k in ("path", "time") if _VALUES[k].search(rest)})
+
+
+def taken_values(parameters: str) -> frozenset[str]:
+    """The kinds of value a tool's parameters take, from their names and descriptions in words."""
+    words = set(words_of(parameters))
+    return frozenset(kind for kind, said in _TAKES.items() if said & words)
 
 
 def text_actions(name: str, description: str) -> frozenset[str]:
