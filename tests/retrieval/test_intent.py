@@ -122,6 +122,8 @@ def test_in_a_sequenced_task_a_comma_before_a_verb_starts_a_step_and_elsewhere_i
     ("please turn off dark mode", "update"),
     ("set up a table for invoices", "create"),
     ("go ahead and delete it", "delete"),  # "go" alone is filler, not "go to"
+    ("go through all of these logs at once", "read"),
+    ("work out 15% of 240", "run"),
 ])
 def test_verbs_of_several_words_are_read_as_the_verb_they_mean(text, action):
     assert request_action(text) == action

@@ -66,6 +66,9 @@ _PHRASAL: dict[tuple[str, ...], str] = {
     ("jot", "down"): "jot", ("fill", "in"): "fill", ("fill", "out"): "fill", ("sign", "up"): "register",
     ("bring", "back"): "restore", ("back", "up"): "backup", ("print", "out"): "print", ("go", "to"): "visit",
     ("shut", "down"): "shutdown", ("send", "over"): "send", ("hand", "over"): "send",
+    ("go", "through"): "read", ("look", "through"): "read", ("read", "through"): "read", ("go", "over"): "read",
+    ("look", "at"): "view", ("add", "up"): "calculate", ("work", "out"): "calculate", ("figure", "out"): "find",
+    ("sum", "up"): "summarize",
 }
 _PHRASAL_FIRST = frozenset(k[0] for k in _PHRASAL)
 
