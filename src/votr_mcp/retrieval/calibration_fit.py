@@ -207,7 +207,7 @@ def _fit_tiers(results: Sequence[Scored], golds: Sequence[Collection[ToolKey]], 
     return fit_tier_margins(np.array(margins), np.array(correct), sets, np.array(confident))
 
 
-NULL_QUANTILES = tuple(round(0.05 * i, 2) for i in range(20, -1, -1))
+NULL_QUANTILES = tuple(round(0.01 * i, 2) for i in range(100, -1, -1))
 """Quantiles of the null requests' scores tried as thresholds, highest (most refusing) first."""
 def _fit_null_quantile(results: Sequence[Scored], golds: Sequence[Collection[ToolKey]], groups: Sequence[str] | None,
                        null_evidence: Mapping[str, Sequence[Mapping[str, float]]], weights: dict[str, float],

@@ -16,12 +16,14 @@ noise with implausible signs (bulk_conflict +0.34, name_cover −0.15) that, for
 ``summarize_multiple_urls`` above ``summarize_url`` for one URL. Since 2026-11-25 the fit also reads
 our human-style dev rows (eval/queries/human-*). Held-out top-1 on halves of the dev rows
 (``votr-mcp fit-rerank ... --cv 3``, the shipped recipe), rerank against the fusion alone, on
-2026-11-26: human-registry .753 / .733, human-mcpzero .543 / .413, human-mscbench .505 / .405,
-MetaTool .637 / .615, ToolBench .889 / .867, MSC-Bench .926 / .931, MCP-Zero .817 / .814: one linear
+2026-11-26: human-registry .762 / .733, human-mcpzero .543 / .413, human-mscbench .505 / .405,
+MetaTool .638 / .615, ToolBench .889 / .867, MSC-Bench .926 / .931, MCP-Zero .822 / .814: one linear
 model cannot serve benchmark phrasing and human phrasing alike, and it is kept for the human rows.
-``value_agree`` (the request gives a URL, a path, an address or a clock time, and the tool has a
-parameter for it) earned its place in that check: without it .749, .522, .495, .636, .889, .928, .816
-in the same order. The fit is shipped
+The last two features earned their place in that check. ``value_agree`` (the request gives a URL, a
+path, an address or a clock time, and the tool has a parameter for it): without it .749, .522, .495,
+.636, .889, .928, .816 in the same order. ``does_agree`` (the request's leading verb is an action
+the tool's description states, where ``action_agree`` reads only its name): without it .751, .543,
+.505, .637, .889, .926, .817. The fit is shipped
 as ``rerank.json`` next to ``calibration.json``. Feature groups double as the pipeline's ``dice``
 (name and server mentions) and ``intent`` (action, singular/bulk and value agreement) stages: switching
 one off sets its columns to their training mean, i.e. zero contribution, without refitting.
@@ -94,12 +96,13 @@ FEATURES = (
     "bulk_agree",       # the query asks for many and the tool acts on many, or one and one
     "bulk_conflict",    # the opposite
     "value_agree",      # share of the kinds of value the query gives (URL, path, email, time) the tool takes
+    "does_agree",       # the query's leading verb is an action the tool's name or first sentence states
 )
 SIGNS: Mapping[str, int] = {name: -1 if name.endswith("_conflict") else 1 for name in FEATURES}
 """The sign each feature's weight must have: +1 evidence for the tool, −1 evidence against it."""
 GROUPS: Mapping[str, tuple[str, ...]] = {
     "dice": ("name_cover", "name_mention", "server_mention"),
-    "intent": ("action_agree", "action_conflict", "bulk_agree", "bulk_conflict", "value_agree"),
+    "intent": ("action_agree", "action_conflict", "bulk_agree", "bulk_conflict", "value_agree", "does_agree"),
 }
 """Feature groups that a pipeline stage switches (see RetrievalConfig.dice / .intent)."""
 
@@ -204,6 +207,8 @@ def head_features(query: QueryView, tools: Sequence[ToolView], bulk: NDArray[np.
         x[:, 14] = (bulk == -query.bulk).astype(np.float64)
     if query.values:
         x[:, 15] = [len(query.values & tool.takes) / len(query.values) for tool in tools]
+    if query.verb is not None:
+        x[:, 16] = [1.0 if query.verb in tool.does else 0.0 for tool in tools]
     return x
 
 
