@@ -2,6 +2,7 @@ import pytest
 
 from votr_mcp.retrieval.intent import (
     is_identifier,
+    is_question,
     named_tools,
     pair_bulk,
     query_bulk,
@@ -151,3 +152,23 @@ def test_taken_values_read_a_tools_parameter_names_and_descriptions():
     assert taken_values("url URL to fetch max length Maximum number of characters") == {"url"}
     assert taken_values("source timezone Source IANA timezone name time Time to convert in 24-hour format") == {"time"}
     assert taken_values("timezone IANA timezone name") == set()
+
+
+@pytest.mark.parametrize("text,asks", [
+    ("who changed the payment module recently", True),
+    ("what did I change since the last add?", True),
+    ("anything uncommitted lying around in the project", True),
+    ("please list my files", False),
+    ("could you delete the old branch", False),  # polite filler, then an order
+])
+def test_a_question_is_told_apart_from_an_order(text, asks):
+    assert is_question(text) is asks
+
+
+def test_a_question_reads_whatever_verb_it_uses():
+    from votr_mcp.retrieval.rerank import QueryView
+
+    asked = QueryView.of("what did I change since the last add?")
+    assert asked.first_action == "read" and asked.actions == {"read"}
+    ordered = QueryView.of("could you delete the old branch?")  # a request put as a question keeps its verb
+    assert ordered.verb == "delete" and "delete" in ordered.actions

@@ -7,7 +7,7 @@ import re
 
 from votr_mcp.index.tokenize import STOPWORDS, stem, words_of
 
-__all__ = ["ACTIONS", "ACTION_OF", "MAX_WORD_CHARS", "action_word", "bounded", "request_action", "text_actions", "is_identifier", "named_tools", "pair_bulk", "query_bulk", "request_object", "request_values", "request_words", "split_needs", "taken_values",
+__all__ = ["ACTIONS", "ACTION_OF", "MAX_WORD_CHARS", "action_word", "bounded", "is_question", "request_action", "text_actions", "is_identifier", "named_tools", "pair_bulk", "query_bulk", "request_object", "request_values", "request_words", "split_needs", "taken_values",
            "words_of"]
 
 _BULK_TOOL = frozenset({"all", "batch", "bulk", "many", "multiple", "multi"})
@@ -103,6 +103,21 @@ def action_word(word: str) -> str | None:
     if word in ACTION_OF:
         return ACTION_OF[word]
     return word if word in OTHER_VERBS else None
+
+
+# A request that asks a question wants to be told, whatever verb it uses ("who changed the payment
+# module?", "what did I change since the last add?"): it reads.
+_QUESTION = frozenset({"what", "which", "who", "whom", "whose", "when", "where", "why", "how", "is", "are", "was",
+                       "were", "do", "does", "did", "has", "have", "any", "anything", "anyone", "whats"})
+
+
+def is_question(text: str) -> bool:
+    """Whether a request asks a question (its first word past polite filler is a question word or
+    an auxiliary verb, or it ends with a question mark), rather than giving an order."""
+    if text.rstrip().endswith("?"):
+        return True
+    first = next((w for w in words_of(text)[:6] if w not in _FILLER), None)
+    return first in _QUESTION
 
 
 def request_action(text: str) -> str | None:

@@ -23,7 +23,10 @@ The last two features earned their place in that check. ``value_agree`` (the req
 path, an address or a clock time, and the tool has a parameter for it): without it .749, .522, .495,
 .636, .889, .928, .816 in the same order. ``does_agree`` (the request's leading verb is an action
 the tool's description states, where ``action_agree`` reads only its name): without it .751, .543,
-.505, .637, .889, .926, .817. The fit is shipped
+.505, .637, .889, .926, .817. And a question asks to be told: a request that asks one (who, what,
+is there..., or a closing question mark) and leads with no verb of its own reads as "read"
+whatever verb it uses ("who changed the payment module?"); before that: .762, .543, .505, .638,
+.889, .926, .822; with it .789, .551, .577, .636, .889, .926, .823. The fit is shipped
 as ``rerank.json`` next to ``calibration.json``. Feature groups double as the pipeline's ``dice``
 (name and server mentions) and ``intent`` (action, singular/bulk and value agreement) stages: switching
 one off sets its columns to their training mean, i.e. zero contribution, without refitting.
@@ -49,6 +52,7 @@ from votr_mcp.index.tokenize import content_tokens, stem
 from votr_mcp.retrieval.intent import (
     ACTION_OF,
     action_word,
+    is_question,
     query_bulk,
     request_action,
     request_object,
@@ -145,8 +149,11 @@ class QueryView:
         words = request_words(text)
         verb = request_action(text)
         actions = frozenset(a for a in (ACTION_OF.get(w) for w in words) if a is not None) | ({verb} if verb else set())
+        first = action_of(words)
+        if verb is None and is_question(text):
+            first, actions = "read", frozenset({"read"})  # a question asks to be told (intent.is_question)
         return cls(frozenset(tokens if tokens is not None else content_tokens(text)), f" {' '.join(words)} ",
-                   action_of(words), actions, query_bulk(text), verb, request_object(text), request_values(text))
+                   first, actions, query_bulk(text), verb, request_object(text), request_values(text))
 
 
 @dataclass(frozen=True, slots=True)
