@@ -149,7 +149,9 @@ def measure(size: int, path: Path, n_queries: int, launched: float, *, rebuild: 
     step("imports")
 
     def load_models() -> Any:  # what serve's load_embedder does (server/runtime.py), on a thread from the start
-        loaded = default_embedder()
+        import platformdirs
+
+        loaded = default_embedder(state_dir=Path(platformdirs.user_cache_dir("votr-mcp")) / "models")
         loaded.encode(["warm up"])
         if loaded.sparse is not None:
             loaded.sparse.encode(["warm up"])
