@@ -73,6 +73,7 @@ def test_the_arrays_of_a_loaded_snapshot_are_read_from_the_file_in_place(tmp_pat
     assert loaded is not None
     idf = loaded._lexical.bm25.idf
     assert np.array_equal(idf, built._lexical.bm25.idf) and not idf.flags.owndata and not idf.flags.writeable
+    assert idf.ctypes.data % 64 == 0  # on a cache line, as the file lays it out
 
 
 def test_a_snapshot_of_another_catalog_state_or_model_is_not_loaded(tmp_path: Path, catalog: Catalog) -> None:
@@ -122,3 +123,20 @@ def _tiny() -> Retriever:
     from votr_mcp.catalog import Tool
 
     return Retriever.build(Catalog([Tool("s", "t", "A tool.", {"type": "object"})]))
+
+
+def test_the_server_starts_on_a_loaded_catalog_without_making_its_tools(tmp_path: Path, catalog: Catalog) -> None:
+    from votr_mcp.catalog import call_names
+    from votr_mcp.server.live_index import Snapshot
+
+    built = Retriever.build(catalog)
+    save_index(built, tmp_path / "index", "t")
+    loaded = load_index(tmp_path / "index", "t", None)
+    assert loaded is not None
+    view = Snapshot.of(loaded.catalog, loaded, 0)
+    assert loaded.catalog._tools._made.count(None) == len(catalog)  # nothing made yet
+    assert dict(view.names) == dict(call_names(t.key for t in catalog))
+    name = view.names[catalog[5].key]
+    assert view.by_name[name] == catalog[5] and view.by_name.get("nobody__nothing") is None
+    assert loaded.catalog._tools._made.count(None) == len(catalog) - 1
+    assert dict(view.by_name) == dict(Snapshot.of(catalog, built, 0).by_name)

@@ -13,9 +13,13 @@ and read back (a fraction of a second) when its fingerprint still matches:
   of ``votr_mcp.index`` and ``votr_mcp.retrieval``): new code never reads an old snapshot.
 
 A loaded retriever is the one that was saved (same arrays, same scores; a test compares results).
-The file is a pickle, read with an unpickler that constructs only classes of votr_mcp, numpy,
-scipy and the standard containers, and written with owner-only permissions; a snapshot that does
-not load is ignored and rebuilt, never trusted.
+The file is a magic line, a header line (fingerprint, the pickle's length, where each array's
+bytes lie), a pickle (protocol 5) and then the arrays' bytes, out of band on 64-byte boundaries:
+a load maps the file and numpy reads them in place (read-only), with no copy. The catalog's tools
+are records made into tools when first read (:class:`PackedTools`). The pickle is read with an
+unpickler that constructs only classes of votr_mcp, numpy, scipy and the standard containers, and
+the file is written with owner-only permissions; a snapshot that does not load is ignored and
+rebuilt, never trusted.
 """
 
 from __future__ import annotations
@@ -96,15 +100,15 @@ def save_index(retriever: Any, path: Path, token: str) -> None:
     buffers: list[pickle.PickleBuffer] = []
     _Pickler(stream, protocol=5, buffer_callback=buffers.append).dump(state)
     raws = [b.raw() for b in buffers]
-    start = len(_MAGIC)  # the header's length is not known before its offsets: fixed width
-    places, at = [], 0
+    places, at = [], 0  # each array's offset after the pickle
     for raw in raws:
         at = -(-at // _ALIGN) * _ALIGN
         places.append([at, raw.nbytes])
         at += raw.nbytes
     header = json.dumps({"fingerprint": _fingerprint(token, model_id), "model_id": model_id,
                          "pickle": stream.tell(), "buffers": places}).encode()
-    header = header + b" " * (-(start + len(header) + 1 + stream.tell()) % _ALIGN) + b"\n"
+    # Padded so that the pickle ends, and the arrays start, on a 64-byte boundary of the file.
+    header = header + b" " * (-(len(_MAGIC) + len(header) + 1 + stream.tell()) % _ALIGN) + b"\n"
     temporary = path.with_name(path.name + f".tmp{os.getpid()}")
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "wb") as out:
