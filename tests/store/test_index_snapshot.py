@@ -140,3 +140,14 @@ def test_the_server_starts_on_a_loaded_catalog_without_making_its_tools(tmp_path
     assert view.by_name[name] == catalog[5] and view.by_name.get("nobody__nothing") is None
     assert loaded.catalog._tools._made.count(None) == len(catalog) - 1
     assert dict(view.by_name) == dict(Snapshot.of(catalog, built, 0).by_name)
+
+
+def test_a_retriever_changed_after_a_load_saves_each_tool_once_and_loads_as_it_answered(tmp_path: Path, catalog: Catalog) -> None:
+    save_index(Retriever.build(catalog), tmp_path / "index", "t")
+    loaded = load_index(tmp_path / "index", "t", None)
+    assert loaded is not None
+    changed = loaded.with_tools_changed([dataclasses.replace(catalog[2], description="Read a file and mail it.")])
+    save_index(changed, tmp_path / "changed", "t")
+    again = load_index(tmp_path / "changed", "t", None)
+    assert again is not None and _results(again) == _results(changed)
+    assert again._features.views._tools is again.catalog  # the views read the catalog's tools: no second copy
