@@ -91,7 +91,7 @@ def _save_uncompressed(weights: Path, path: Path) -> None:
         arrays = {name: z[name] for name in z.files}
     temporary = path.with_name(path.name + f".tmp{os.getpid()}.npz")
     path.parent.mkdir(parents=True, exist_ok=True)
-    np.savez(temporary, **arrays)  # type: ignore[arg-type]
+    np.savez(temporary, **arrays)
     os.replace(temporary, path)
 
 

@@ -28,9 +28,9 @@ import contextlib
 import dataclasses
 import gc
 import hashlib
+import io
 import json
 import logging
-import io
 import marshal
 import mmap
 import os
@@ -216,7 +216,7 @@ class PackedTools(Sequence[Tool]):
 
     __slots__ = ("_blob", "_ends", "_made")
 
-    def __init__(self, blob: bytes | memoryview, ends: NDArray[np.int64]) -> None:
+    def __init__(self, blob: memoryview, ends: NDArray[np.int64]) -> None:
         self._blob = blob
         self._ends = ends
         self._made: list[Tool | None] = [None] * len(ends)
@@ -267,7 +267,7 @@ def _tool(record: memoryview) -> Tool:
 def _packed(tools: Sequence[Tool]) -> tuple[Any, Any]:
     """``tools`` as (records, ends) for :class:`PackedTools`; out of band, so the load maps them."""
     if isinstance(tools, PackedTools):
-        return pickle.PickleBuffer(tools._blob), pickle.PickleBuffer(tools._ends)
+        return pickle.PickleBuffer(tools._blob), pickle.PickleBuffer(tools._ends.data)
     records = []
     for tool in tools:
         values = tuple(getattr(tool, name) for name in _fields_of(Tool))
