@@ -1,6 +1,7 @@
 """Search at catalog scale (2.8k, 12.8k, 100k tools): latency, memory, cold index, restart, one change.
 
     python eval/bench_scale.py --sizes 2800,100000 --json OUT [--queries 300] [--store-dir DIR]
+    python eval/bench_scale.py --sizes 100000 --restart-only   # step 2 alone, on built stores
 
 Per size, over a SQLite store of its own (``<store-dir>/scale_<size>.sqlite3``, default under the
 user cache dir):
@@ -124,10 +125,12 @@ def build(size: int, path: Path) -> dict[str, Any]:
 
 # ---- child: restart, search, memory, one change -----------------------------------------------
 
-def measure(size: int, path: Path, n_queries: int, launched: float, *, rebuild: bool = False) -> dict[str, Any]:
+def measure(size: int, path: Path, n_queries: int, launched: float, *, rebuild: bool = False,
+            restart_only: bool = False) -> dict[str, Any]:
     """Restart as ``serve --store`` does, then search. ``rebuild``: without the index snapshot
     (server/stored_index.py), i.e. rebuild everything from the catalog and the stored vectors, and
-    save the snapshot after the first answer (the next restart loads it)."""
+    save the snapshot after the first answer (the next restart loads it). ``restart_only``: stop at
+    the first answer (``--restart-only``)."""
     steps: dict[str, float] = {}
     mark = time.perf_counter()
 
@@ -146,7 +149,9 @@ def measure(size: int, path: Path, n_queries: int, launched: float, *, rebuild: 
     step("imports")
 
     def load_models() -> Any:  # what serve's load_embedder does (server/runtime.py), on a thread from the start
-        loaded = default_embedder()
+        import platformdirs
+
+        loaded = default_embedder(state_dir=Path(platformdirs.user_cache_dir("votr-mcp")) / "models")
         loaded.encode(["warm up"])
         if loaded.sparse is not None:
             loaded.sparse.encode(["warm up"])
@@ -193,6 +198,13 @@ def measure(size: int, path: Path, n_queries: int, launched: float, *, rebuild: 
         return {"restart_rebuild_s": round(restart_s, 2), "restart_rebuild_cpu_s": round(cpu_s, 2),
                 "restart_rebuild_steps_s": steps, "snapshot_mb": round(stored.path.stat().st_size / 2**20)}
     restart_cpu_s = time.process_time()  # this process's CPU since it started (all threads)
+    if restart_only:
+        rss, peak = _memory_mb()
+        store.close()
+        return {"tools": len(catalog), "restart_s": round(restart_s, 2), "restart_cpu_s": round(restart_cpu_s, 2),
+                "restart_steps_s": steps, "restart_load_average_1min": restart_load,
+                "restart_loaded_snapshot": stored.loaded is not None, "restart_rss_mb": round(rss),
+                "restart_peak_rss_mb": round(peak)}
     assert first is not None
     times, cpu = [], []
     for q in queries:
@@ -210,7 +222,7 @@ def measure(size: int, path: Path, n_queries: int, launched: float, *, rebuild: 
     store.close()
     return {
         "tools": len(catalog), "servers": len(catalog.servers), "queries": len(queries),
-        "synthetic_tools": sum(t.server.startswith(SYNTHETIC_PREFIX) for t in catalog),
+        "synthetic_tools": sum(server.startswith(SYNTHETIC_PREFIX) for server, _ in catalog.tool_keys()),
         "p50_ms": round(_percentile(times, 50), 1), "p95_ms": round(_percentile(times, 95), 1),
         "p99_ms": round(_percentile(times, 99), 1), "rss_mb": round(rss), "peak_rss_mb": round(peak),
         "p50_cpu_ms": round(_percentile(cpu, 50), 1), "p95_cpu_ms": round(_percentile(cpu, 95), 1),
@@ -311,6 +323,24 @@ def run(sizes: list[int], store_dir: Path, n_queries: int) -> dict[str, Any]:
     return results
 
 
+def run_restarts(sizes: list[int], store_dir: Path) -> dict[str, Any]:
+    """Only the restart with the snapshot, per size (``--restart-only``): the stores must be built;
+    when a store's snapshot is missing or stale (other code), it is rebuilt first, then timed."""
+    results: dict[str, Any] = {}
+    for size in sizes:
+        path = store_dir / f"scale_{size}.sqlite3"
+        if not json.loads(path.with_suffix(".build.json").read_text()).get("done"):
+            raise SystemExit(f"size {size}: {path} is not built yet; run without --restart-only first")
+        result = _child("restart", str(size), str(path), "1")
+        if not result["restart_loaded_snapshot"]:
+            log(f"size {size}: no usable index snapshot; rebuilding it, then timing the restart again")
+            _child("rebuild", str(size), str(path), "1")
+            result = _child("restart", str(size), str(path), "1")
+        results[str(size)] = result
+        log(f"size {size}: {json.dumps(result)}")
+    return results
+
+
 def write_reports(results: dict[str, Any], command: str) -> None:
     rows = list(results.values())
     lines = [
@@ -351,8 +381,11 @@ def write_reports(results: dict[str, Any], command: str) -> None:
         "- **restart**: launch of a fresh process -> first answer with all three models, doing what",
         "  `votr-mcp serve --store` does (server/stored_index.py): read the index snapshot the previous run saved",
         "  beside the store (`<store>.index`, checked against the store's catalog, the model and the retrieval",
-        "  code) while the models load on a thread started at launch, attach them (the steps' models column is",
-        "  what was left to wait for). **Without snapshot**: the same with the index rebuilt from the",
+        "  code; its arrays are read in place from the mapped file and each tool is made when first read) while",
+        "  the models load on a thread started at launch (USE from the tokenizer and weights it keeps parsed in",
+        "  the user cache dir), attach them (the steps' models column is what was left to wait for). The timed",
+        "  imports are the retrieval core, the store and the server package, not all that `serve` imports (its",
+        "  runtime module and the CLI add more). **Without snapshot**: the same with the index rebuilt from the",
         "  stored catalog and vectors (nothing is embedded: vectors are reused by content hash), what every",
         "  restart cost before. **First lexical answer**: what a server without snapshot answers first while the",
         "  models load (BM25 + TF-IDF only).",
@@ -409,6 +442,8 @@ def main() -> int:
     parser.add_argument("--queries", type=int, default=300, help="searches timed per size")
     parser.add_argument("--store-dir", type=Path, default=None, help="where the per-size stores live (default: user cache dir)")
     parser.add_argument("--no-reports", action="store_true", help="do not rewrite eval/SCALE.md and eval/scale.png")
+    parser.add_argument("--restart-only", action="store_true",
+                        help="time only the restart with the index snapshot (stores already built); no reports")
     parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     parser.add_argument("--launched", type=float, default=_LAUNCHED, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -419,10 +454,16 @@ def main() -> int:
         elif what in ("lexical", "lexical-snapshot"):
             out = measure_lexical(Path(path), args.launched, snapshot=what == "lexical-snapshot")
         else:
-            out = measure(int(size), Path(path), int(rest[0]), args.launched, rebuild=what == "rebuild")
+            out = measure(int(size), Path(path), int(rest[0]), args.launched, rebuild=what == "rebuild",
+                          restart_only=what == "restart")
         print(json.dumps(out))
         return 0
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
+    if args.restart_only:
+        results = run_restarts(sizes, args.store_dir or _default_store_dir())
+        if args.json:
+            args.json.write_text(json.dumps(results, indent=1))
+        return 0
     results = run(sizes, args.store_dir or _default_store_dir(), args.queries)
     if args.json:
         args.json.write_text(json.dumps(results, indent=1))

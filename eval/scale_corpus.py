@@ -89,7 +89,7 @@ def dev_queries(catalog: Catalog, bench: Path = BENCH, limit: int | None = None)
     """Dev-split query texts of the labelled sets whose gold tools are all in ``catalog``."""
     from votr_mcp.evaluation.data import load_queries, select_split
 
-    keys = {t.key for t in catalog}
+    keys = set(catalog.tool_keys())  # not the tools: a catalog from the index snapshot makes each when read
     out: list[str] = []
     for name in LABELLED_SETS:
         for row in select_split(load_queries(bench / name / "queries.jsonl"), "dev"):

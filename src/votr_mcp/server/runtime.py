@@ -96,10 +96,14 @@ _MODEL_LOADS = ThreadPoolExecutor(1, thread_name_prefix="votr-models")
 
 
 def load_embedder() -> JointEmbedder:
-    """The search models (index/models.py) loaded (a second or two: numpy weights). Worker thread."""
+    """The search models (index/models.py) loaded (a second or two: numpy weights). Worker thread.
+    USE keeps what it parses and inflates in the user cache dir (index/use_state.py): a second of
+    each restart."""
+    import platformdirs
+
     from votr_mcp.index.models import default_embedder
 
-    embedder = default_embedder()
+    embedder = default_embedder(state_dir=Path(platformdirs.user_cache_dir("votr-mcp")) / "models")
     embedder.encode(["warm up"])
     if embedder.sparse is not None:
         embedder.sparse.encode(["warm up"])  # load now, not in the first search that needs a query vector
