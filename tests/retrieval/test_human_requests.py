@@ -51,6 +51,17 @@ def test_a_near_miss_is_seen_when_no_listed_tool_does_the_action_asked(registry)
     assert push["action_supported"] == 0.0 and log["action_supported"] == 1.0
 
 
+def test_a_specific_operation_no_tool_of_the_catalog_names_is_refused(registry):
+    # The git server commits, branches and diffs; nothing in the catalog pushes or stashes.
+    for request in ("push my commits to origin", "stash my uncommitted changes for later"):
+        result = registry.search(request)
+        assert result.evidence["verb_offered"] == 0.0 and result.abstained, [h.call_name for h in result.hits]
+    commit = registry.search("commit with the message 'fix typo'")
+    assert commit.evidence["verb_offered"] == 1.0 and commit.ranked[0].call_name == "git__git_commit"
+    german = registry.search("push bitte meine Commits nach origin")  # English verbs are read in English requests only
+    assert german.evidence["verb_offered"] == 1.0
+
+
 def test_a_near_miss_for_another_thing_is_seen_when_the_tools_with_that_action_name_other_things(registry):
     # The spreadsheet server deletes sheets and notes; nothing here books or deletes calendar events.
     other = registry.search("delete the calendar event for Friday's standup").evidence

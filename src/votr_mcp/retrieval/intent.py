@@ -7,7 +7,7 @@ import re
 
 from votr_mcp.index.tokenize import STOPWORDS, stem, words_of
 
-__all__ = ["ACTIONS", "ACTION_OF", "MAX_WORD_CHARS", "action_word", "bounded", "is_question", "request_action", "text_actions", "is_identifier", "named_tools", "pair_bulk", "query_bulk", "request_object", "request_values", "request_words", "split_needs", "taken_values",
+__all__ = ["ACTIONS", "ACTION_OF", "LITERAL_OPERATIONS", "MAX_WORD_CHARS", "action_word", "bounded", "is_question", "request_action", "text_actions", "is_identifier", "named_tools", "pair_bulk", "query_bulk", "request_object", "request_values", "request_words", "split_needs", "taken_values",
            "words_of"]
 
 _BULK_TOOL = frozenset({"all", "batch", "bulk", "many", "multiple", "multi"})
@@ -92,6 +92,12 @@ def request_words(text: str) -> list[str]:
             out.append(words[i])
             i += 1
     return out
+
+
+# Specific operations a catalog either offers by name or not at all: no tool that merely lists or
+# edits "pushes" commits or "zips" a folder. Buying, paying and ordering are left out: shops describe
+# them as finding products.
+LITERAL_OPERATIONS = _LITERAL - {"buy", "pay", "order"}
 
 
 def action_word(word: str) -> str | None:

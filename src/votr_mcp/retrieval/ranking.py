@@ -11,9 +11,12 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import sparse as sp
 
+from votr_mcp.index.tokenize import stem
 from votr_mcp.retrieval.evidence import evidence
 from votr_mcp.retrieval.features import Ranking, by_request
 from votr_mcp.retrieval.fusion import DenseScores, Fused, dense_scores, fuse, fused_head, sparse_queries
+from votr_mcp.retrieval.intent import LITERAL_OPERATIONS
+from votr_mcp.retrieval.language import is_english
 from votr_mcp.retrieval.rerank import GROUPS, QueryView, head_features
 
 if TYPE_CHECKING:
@@ -65,6 +68,13 @@ class TextRanker:
                              bm25=f.bm25[head], tfidf=f.lexical[head],
                              use_cosine=f.model_cosines[-1][head] if f.model_cosines else None,
                              splade=f.splade[head] / max(float(f.splade.max()), 1e-9) if f.splade is not None else None)
+
+    def _verb_offered(self, text: str, verb: str | None) -> bool:
+        """False when an English request leads with a specific operation (intent.LITERAL_OPERATIONS)
+        that no tool's indexed words name: the catalog cannot do it, whatever else matches."""
+        if verb is None or verb not in LITERAL_OPERATIONS or not is_english(text):
+            return True
+        return stem(verb) in self._lexical.bm25.vocab
 
     def _adapted(self, text: str, vec: NDArray[np.float32] | None) -> NDArray[np.float32] | None:
         """The query vector the dense list reads: corrected by the query adapter when it is on and
@@ -119,5 +129,6 @@ class TextRanker:
         if len(ranked) > len(ranked_scores):  # a named tool from outside the head: it leads at the best score
             ranked_scores = np.r_[ranked_scores[:1], ranked_scores][: len(ranked)]
         found = evidence(f, ranked, view, self._features.views, self._splade_norms,
-                         self._chat_similarity(text, vec), self._tool_request(vec)) if vec is not None else {}
+                         self._chat_similarity(text, vec), self._tool_request(vec),
+                         self._verb_offered(text, view.verb)) if vec is not None else {}
         return Ranking(ranked, ranked_scores, f.cosine[ranked], f.lexical[ranked], found)
