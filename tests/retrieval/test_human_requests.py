@@ -140,6 +140,12 @@ def test_a_searchs_dense_scores_from_one_pass_equal_each_text_scored_alone_again
         np.testing.assert_allclose(got.joint, expected, atol=1e-5)
         for sl, cosine in zip(d.slices, got.models):
             np.testing.assert_allclose(cosine, k * (matrix[:, sl] @ v[sl]), atol=1e-5)
+        # Server cosines are computed for the rows read (the rerank's head): any rows, in any order.
+        rows = np.arange(len(d.server_description))[::-1]
+        servers = (k if got.alone is not None else 1) * np.maximum(d.server_description[:, alone] @ v[alone],
+                                                                  d.server_summary[:, alone] @ v[alone])
+        np.testing.assert_allclose(got.server[rows], servers[rows], atol=1e-5)
+        np.testing.assert_allclose(got.server[rows[:2]], servers[rows[:2]], atol=1e-5)
     assert dense_scores(d, registry.config, [(texts[1], vectors[texts[1]])])[0].alone == d.slices[-1]  # USE reads German
 
 

@@ -23,7 +23,7 @@ from votr_mcp.retrieval.config import RetrievalConfig
 from votr_mcp.retrieval.formulas import gap_normalised, rrf, top_k
 from votr_mcp.retrieval.language import is_english
 
-__all__ = ["DenseScores", "Fused", "dense_scores", "fuse", "fused_head", "sparse_queries", "whole_vector"]
+__all__ = ["DenseScores", "Fused", "ServerCosines", "dense_scores", "fuse", "fused_head", "sparse_queries", "whole_vector"]
 
 
 class Fused(NamedTuple):
@@ -31,20 +31,46 @@ class Fused(NamedTuple):
 
     fused: NDArray[np.float64]
     cosine: NDArray[np.float64]
-    server_cosine: NDArray[np.float64] | None  # per server row; None without a query vector
+    server_cosine: ServerCosines | None  # by server rows; None without a query vector
     bm25: NDArray[np.float64]
     lexical: NDArray[np.float64]  # TF-IDF cosine
     tokens: list[str]
     splade: NDArray[np.float64] | None = None  # learned sparse dot product; None when not built
-    model_cosines: tuple[NDArray[np.float64], ...] = ()  # each dense model's own cosine (joint vectors)
+    model_cosines: tuple[NDArray[np.float32], ...] = ()  # each dense model's own cosine (joint vectors)
+
+
+class ServerCosines:
+    """One query vector's server-level cosines (per server row: the better of its description's and
+    its summary's cosine), computed for the rows read. Only the learned rerank reads them, for the
+    servers of its head (about 20 rows), where a product with every server's two vectors cost
+    a search 2 x 896 floats per server and text (at 100k tools, 7 ms of a whole task's 7 texts)."""
+
+    __slots__ = ("_dense", "_vector", "_parts", "_scale")
+
+    def __init__(self, dense: DenseIndex, vector: NDArray[np.float32], parts: Sequence[slice], scale: float) -> None:
+        self._dense = dense
+        self._vector = vector
+        self._parts = parts  # the models' columns summed (one model's alone when routed)
+        self._scale = np.float32(scale)
+
+    def __getitem__(self, rows: NDArray[np.intp]) -> NDArray[np.float64]:
+        rows = np.asarray(rows, dtype=np.intp)
+        d = self._dense
+
+        def cosine(matrix: NDArray[np.float32]) -> NDArray[np.float32]:
+            picked = matrix[rows]
+            return _sum(picked[:, sl] @ self._vector[sl] for sl in self._parts)
+
+        best = np.maximum(cosine(d.server_description), cosine(d.server_summary))
+        return (best * self._scale if self._scale != 1 else best).astype(np.float64)
 
 
 class DenseScores(NamedTuple):
     """One query vector's dense scores over every tool and server (:func:`dense_scores`)."""
 
     joint: NDArray[np.float32]  # the cosine the dense list ranks by (one model's alone when ``alone``)
-    models: tuple[NDArray[np.float64], ...]  # each model's own cosine (joint vectors), else ()
-    server: NDArray[np.float64]  # per server row: the better of its description's and summary's cosine
+    models: tuple[NDArray[np.float32], ...]  # each model's own cosine (joint vectors), else ()
+    server: ServerCosines  # per server row: the better of its description's and summary's cosine
     alone: slice | None = None  # the one model's columns the joint cosine was read from, if any
 
 
@@ -68,23 +94,21 @@ def dense_scores(dense: DenseIndex, cfg: RetrievalConfig,
         assert dense.t2v_vectors is not None  # the rows of tools with examples (DenseIndex.tool2vec_matrix)
         for p, sl in zip(tools, parts):
             p[:, dense.t2v_rows] = vectors[:, sl] @ dense.t2v_vectors[:, sl].T
-    described = [vectors[:, sl] @ dense.server_description[:, sl].T for sl in parts]
-    summarised = [vectors[:, sl] @ dense.server_summary[:, sl].T for sl in parts]
+    if not dense.slices:
+        return [DenseScores(tools[0][j], (), ServerCosines(dense, vectors[j], parts, 1.0)) for j in range(len(queries))]
     k = len(dense.slices)
+    alone = [_alone(dense, cfg, text) for text, _ in queries]
+    joint = [_sum(p[j] for p in tools) if a is None else None for j, a in enumerate(alone)]
+    for p in tools:  # each model's own cosine: its part times the number of models (exact for 2)
+        p *= np.float32(k)
     out = []
-    for j, (text, _) in enumerate(queries):
-        alone = _alone(dense, cfg, text)
-        if not dense.slices:
-            out.append(DenseScores(tools[0][j], (), np.maximum(described[0][j], summarised[0][j]).astype(np.float64)))
-            continue
-        if alone is None:
-            joint = _sum(p[j] for p in tools)
-            server = np.maximum(_sum(p[j] for p in described), _sum(p[j] for p in summarised))
+    for j, a in enumerate(alone):
+        models = tuple(p[j] for p in tools)
+        if a is None:
+            out.append(DenseScores(joint[j], models, ServerCosines(dense, vectors[j], parts, 1.0), None))
         else:
-            i = dense.slices.index(alone)
-            joint = np.float32(k) * tools[i][j]
-            server = np.float32(k) * np.maximum(described[i][j], summarised[i][j])
-        out.append(DenseScores(joint, tuple(k * p[j].astype(np.float64) for p in tools), server.astype(np.float64), alone))
+            i = dense.slices.index(a)
+            out.append(DenseScores(models[i], models, ServerCosines(dense, vectors[j], (a,), k), a))
     return out
 
 
@@ -135,8 +159,8 @@ def fuse(text: str, vec: NDArray[np.float32] | None, lexical_index: LexicalIndex
             np.add.at(fused, order, weight * gap_normalised(s[order]))
 
     tokens = tokenize(text)
-    server_cos: NDArray[np.float64] | None = None
-    models: tuple[NDArray[np.float64], ...] = ()
+    server_cos: ServerCosines | None = None
+    models: tuple[NDArray[np.float32], ...] = ()
     if vec is not None and dense is not None:
         scored = scored if scored is not None else dense_scores(dense, cfg, [(text, vec)])[0]
         models = scored.models
@@ -147,12 +171,12 @@ def fuse(text: str, vec: NDArray[np.float32] | None, lexical_index: LexicalIndex
         if examples is not None and owner is not None and scored.alone is not None:
             scale = np.sqrt(np.float32(len(dense.slices)))
             examples, vec = examples[:, scored.alone] * scale, vec[scored.alone] * scale
-        add(t, cfg.w_dense, False)
+        add(cos, cfg.w_dense, False)
         if examples is not None and owner is not None:
             # The nearest example request of each tool (Tool2Vec's mean blurs a tool's several uses).
             add(_nearest_example(examples @ vec, owner, n, stand_in=cos), cfg.w_examples, True)
     bm25 = np.asarray(lexical_index.bm25.scores(tokens), dtype=np.float64)
-    lexical = lexical_index.sparse.scores(text)
+    lexical = lexical_index.sparse.scores(text).astype(np.float64)  # (float32 cosines, as the index gives them)
     # Word-matching lists vote as strongly as the words match: a request written in the tools' own
     # words (TF-IDF cosine near its best) keeps their full weight, a paraphrase that shares one
     # common word ("commit", "note") with many tools barely moves the ranking.
@@ -168,7 +192,7 @@ def fuse(text: str, vec: NDArray[np.float32] | None, lexical_index: LexicalIndex
             add(learned, cfg.w_splade * trust, True)
     for h in hints:
         add(h, cfg.w_hint, True)
-    return Fused(fused, cos, server_cos, bm25, lexical.astype(np.float64), tokens, learned, models)
+    return Fused(fused, cos, server_cos, bm25, lexical, tokens, learned, models)
 
 
 def _nearest_example(cosines: NDArray[np.float32], owner: NDArray[np.intp], n: int,
