@@ -98,7 +98,7 @@ def dense_scores(dense: DenseIndex, cfg: RetrievalConfig,
         return [DenseScores(tools[0][j], (), ServerCosines(dense, vectors[j], parts, 1.0)) for j in range(len(queries))]
     k = len(dense.slices)
     alone = [_alone(dense, cfg, text) for text, _ in queries]
-    joint = [_sum(p[j] for p in tools) if a is None else None for j, a in enumerate(alone)]
+    joint = {j: _sum(p[j] for p in tools) for j, a in enumerate(alone) if a is None}  # before the scaling below
     for p in tools:  # each model's own cosine: its part times the number of models (exact for 2)
         p *= np.float32(k)
     out = []
