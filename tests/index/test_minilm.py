@@ -57,6 +57,19 @@ def test_padding_batch_size_and_threads_do_not_change_any_vector(model, referenc
     assert np.abs(threaded - np.vstack([alone] * 3)).max() < 1e-5
 
 
+def test_a_few_texts_encoded_end_to_end_without_padding_equal_their_padded_batches(model, reference):
+    from votr_mcp.index import minilm
+
+    texts, expected = reference  # 10 texts: at most PACKED_TEXTS, so encode packs them
+    assert len(texts) <= minilm.PACKED_TEXTS
+    packed = model.encode(texts)
+    two_threads = NumpyMiniLM(model.model_dir, threads=2).encode(texts)
+    batched = model.encode(texts + texts)[: len(texts)]  # more than PACKED_TEXTS: padded batches
+    assert len(texts) * 2 > minilm.PACKED_TEXTS
+    assert np.abs(packed - batched).max() < 1e-5 and np.abs(two_threads - packed).max() < 1e-5
+    assert np.abs(packed - expected).max() < TOLERANCE
+
+
 def test_the_embedder_keeps_the_model_id_and_dimension_of_the_cached_vectors(reference):
     texts, expected = reference
     embedder = MiniLMEmbedder()

@@ -151,7 +151,32 @@ def test_a_searchs_dense_scores_from_one_pass_equal_each_text_scored_alone_again
         np.testing.assert_allclose(got.joint, expected, atol=1e-5)
         for sl, cosine in zip(d.slices, got.models):
             np.testing.assert_allclose(cosine, k * (matrix[:, sl] @ v[sl]), atol=1e-5)
+        # Server cosines are computed for the rows read (the rerank's head): any rows, in any order.
+        rows = np.arange(len(d.server_description))[::-1]
+        servers = (k if got.alone is not None else 1) * np.maximum(d.server_description[:, alone] @ v[alone],
+                                                                  d.server_summary[:, alone] @ v[alone])
+        np.testing.assert_allclose(got.server[rows], servers[rows], atol=1e-5)
+        np.testing.assert_allclose(got.server[rows[:2]], servers[rows[:2]], atol=1e-5)
     assert dense_scores(d, registry.config, [(texts[1], vectors[texts[1]])])[0].alone == d.slices[-1]  # USE reads German
+
+
+def test_a_big_catalogs_product_in_two_halves_on_two_threads_gives_every_tools_scores(registry, monkeypatch):
+    from votr_mcp.retrieval import fusion
+
+    d = registry.dense_index
+    texts = ["show the last 3 commits of my repository", "wie spät ist es in Tokio", "list the files in my home folder",
+             "what time is it", "send an email"]  # 5 rows: padded to 8 for the kernel, cut back to 5
+    vectors = registry.embed(texts)
+    queries = [(t, vectors[t]) for t in texts]
+    whole = fusion.dense_scores(d, registry.config, queries)
+    monkeypatch.setattr(fusion, "SPLIT_TOOLS", 1)  # registry-sized catalogs run in one piece
+    halves = fusion.dense_scores(d, registry.config, queries)
+    assert len(halves) == len(texts)
+    for a, b in zip(whole, halves):
+        assert a.joint.shape == b.joint.shape == (len(registry.catalog),)
+        np.testing.assert_allclose(a.joint, b.joint, atol=1e-6)
+        for x, y in zip(a.models, b.models):
+            np.testing.assert_allclose(x, y, atol=1e-6)
 
 
 def test_learned_sparse_scores_read_from_postings_equal_the_product_over_every_tool(registry):

@@ -175,3 +175,48 @@ class BertEncoder:
             mixed += x
             x = layer_norm(mixed, w["ln2_g"], w["ln2_b"], self.eps)
         return x
+
+    def hidden_packed(self, ids: Sequence[NDArray[np.int64]]) -> NDArray[np.float32]:
+        """The last hidden states of several texts laid end to end (total tokens × width), without padding.
+
+        A few short texts (a whole task's needs) cost less this way than in padded batches: every
+        token of every text goes through each layer's weights in one matrix product, where a batch
+        per length read the layer weights (42 MB for MiniLM, past the caches) once per batch, and
+        short texts' batches were bound by that read (measured for MiniLM: 4.3 ms a batch + 0.29 ms
+        a token). Only attention is per text, over its own tokens: the same function as
+        :meth:`hidden` of each text alone."""
+        lengths = [len(t) for t in ids]
+        if max(lengths) > self.max_positions:
+            raise ValueError(f"{max(lengths)} tokens exceed the model's {self.max_positions} positions; truncate first")
+        ends = np.cumsum(lengths)
+        spans = [slice(int(e) - n, int(e)) for e, n in zip(ends, lengths)]
+        positions = np.concatenate([np.arange(n) for n in lengths])
+        x = self.word[np.concatenate(ids)] + self.position[positions] + self.segment0
+        x = layer_norm(x, *self.embed_norm, self.eps)
+        total, d = x.shape
+        heads, hd = self.heads, d // self.heads
+        scale = np.float32(1.0 / math.sqrt(hd))
+        context = np.empty((total, d), dtype=np.float32)
+        for w in self.layers:
+            qkv = x @ w["qkv"]
+            qkv += w["qkv_b"]
+            for span, n in zip(spans, lengths):
+                part = qkv[span].reshape(n, 3, heads, hd)
+                q = part[:, 0].transpose(1, 0, 2) * scale
+                scores = q @ part[:, 1].transpose(1, 2, 0)
+                scores -= scores.max(axis=-1, keepdims=True)
+                np.exp(scores, out=scores)
+                scores /= scores.sum(axis=-1, keepdims=True)
+                context[span] = (scores @ part[:, 2].transpose(1, 0, 2)).transpose(1, 0, 2).reshape(n, d)
+            attended = context @ w["out"]
+            attended += w["out_b"]
+            attended += x
+            x = layer_norm(attended, w["ln1_g"], w["ln1_b"], self.eps)
+            inner = x @ w["up"]
+            inner += w["up_b"]
+            inner = gelu(inner)
+            mixed = inner @ w["down"]
+            mixed += w["down_b"]
+            mixed += x
+            x = layer_norm(mixed, w["ln2_g"], w["ln2_b"], self.eps)
+        return x

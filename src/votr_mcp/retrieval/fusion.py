@@ -9,6 +9,7 @@ so nothing is scored twice.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import NamedTuple
 
 import numpy as np
@@ -23,7 +24,7 @@ from votr_mcp.retrieval.config import RetrievalConfig
 from votr_mcp.retrieval.formulas import gap_normalised, rrf, top_k
 from votr_mcp.retrieval.language import is_english
 
-__all__ = ["DenseScores", "Fused", "dense_scores", "fuse", "fused_head", "sparse_queries", "whole_vector"]
+__all__ = ["DenseScores", "Fused", "ServerCosines", "dense_scores", "fuse", "fused_head", "sparse_queries", "whole_vector"]
 
 
 class Fused(NamedTuple):
@@ -31,20 +32,46 @@ class Fused(NamedTuple):
 
     fused: NDArray[np.float64]
     cosine: NDArray[np.float64]
-    server_cosine: NDArray[np.float64] | None  # per server row; None without a query vector
+    server_cosine: ServerCosines | None  # by server rows; None without a query vector
     bm25: NDArray[np.float64]
     lexical: NDArray[np.float64]  # TF-IDF cosine
     tokens: list[str]
     splade: NDArray[np.float64] | None = None  # learned sparse dot product; None when not built
-    model_cosines: tuple[NDArray[np.float64], ...] = ()  # each dense model's own cosine (joint vectors)
+    model_cosines: tuple[NDArray[np.float32], ...] = ()  # each dense model's own cosine (joint vectors)
+
+
+class ServerCosines:
+    """One query vector's server-level cosines (per server row: the better of its description's and
+    its summary's cosine), computed for the rows read. Only the learned rerank reads them, for the
+    servers of its head (about 20 rows), where a product with every server's two vectors cost
+    a search 2 x 896 floats per server and text (at 100k tools, 7 ms of a whole task's 7 texts)."""
+
+    __slots__ = ("_dense", "_vector", "_parts", "_scale")
+
+    def __init__(self, dense: DenseIndex, vector: NDArray[np.float32], parts: Sequence[slice], scale: float) -> None:
+        self._dense = dense
+        self._vector = vector
+        self._parts = parts  # the models' columns summed (one model's alone when routed)
+        self._scale = np.float32(scale)
+
+    def __getitem__(self, rows: NDArray[np.intp]) -> NDArray[np.float64]:
+        rows = np.asarray(rows, dtype=np.intp)
+        d = self._dense
+
+        def cosine(matrix: NDArray[np.float32]) -> NDArray[np.float32]:
+            picked = matrix[rows]
+            return _sum(picked[:, sl] @ self._vector[sl] for sl in self._parts)
+
+        best = np.maximum(cosine(d.server_description), cosine(d.server_summary))
+        return (best * self._scale if self._scale != 1 else best).astype(np.float64)
 
 
 class DenseScores(NamedTuple):
     """One query vector's dense scores over every tool and server (:func:`dense_scores`)."""
 
     joint: NDArray[np.float32]  # the cosine the dense list ranks by (one model's alone when ``alone``)
-    models: tuple[NDArray[np.float64], ...]  # each model's own cosine (joint vectors), else ()
-    server: NDArray[np.float64]  # per server row: the better of its description's and summary's cosine
+    models: tuple[NDArray[np.float32], ...]  # each model's own cosine (joint vectors), else ()
+    server: ServerCosines  # per server row: the better of its description's and summary's cosine
     alone: slice | None = None  # the one model's columns the joint cosine was read from, if any
 
 
@@ -62,30 +89,61 @@ def dense_scores(dense: DenseIndex, cfg: RetrievalConfig,
     matrix = dense.tools_t2v if cfg.tool2vec else dense.tools
     vectors = np.stack([v for _, v in queries]).astype(np.float32, copy=False)
     parts = dense.slices or (slice(None),)
-    # Per model, (queries x tools): each row a query's scores, contiguous for what reads it.
-    tools = [vectors[:, sl] @ matrix[:, sl].T for sl in parts]
+    tools = _products(vectors, matrix, parts)
     if cfg.tool2vec and dense.t2v_rows is not None and len(dense.t2v_rows):
         assert dense.t2v_vectors is not None  # the rows of tools with examples (DenseIndex.tool2vec_matrix)
         for p, sl in zip(tools, parts):
             p[:, dense.t2v_rows] = vectors[:, sl] @ dense.t2v_vectors[:, sl].T
-    described = [vectors[:, sl] @ dense.server_description[:, sl].T for sl in parts]
-    summarised = [vectors[:, sl] @ dense.server_summary[:, sl].T for sl in parts]
+    if not dense.slices:
+        return [DenseScores(tools[0][j], (), ServerCosines(dense, vectors[j], parts, 1.0)) for j in range(len(queries))]
     k = len(dense.slices)
+    alone = [_alone(dense, cfg, text) for text, _ in queries]
+    joint = {j: _sum(p[j] for p in tools) for j, a in enumerate(alone) if a is None}  # before the scaling below
+    for p in tools:  # each model's own cosine: its part times the number of models (exact for 2)
+        p *= np.float32(k)
     out = []
-    for j, (text, _) in enumerate(queries):
-        alone = _alone(dense, cfg, text)
-        if not dense.slices:
-            out.append(DenseScores(tools[0][j], (), np.maximum(described[0][j], summarised[0][j]).astype(np.float64)))
-            continue
-        if alone is None:
-            joint = _sum(p[j] for p in tools)
-            server = np.maximum(_sum(p[j] for p in described), _sum(p[j] for p in summarised))
+    for j, a in enumerate(alone):
+        models = tuple(p[j] for p in tools)
+        if a is None:
+            out.append(DenseScores(joint[j], models, ServerCosines(dense, vectors[j], parts, 1.0), None))
         else:
-            i = dense.slices.index(alone)
-            joint = np.float32(k) * tools[i][j]
-            server = np.float32(k) * np.maximum(described[i][j], summarised[i][j])
-        out.append(DenseScores(joint, tuple(k * p[j].astype(np.float64) for p in tools), server.astype(np.float64), alone))
+            i = dense.slices.index(a)
+            out.append(DenseScores(models[i], models, ServerCosines(dense, vectors[j], (a,), k), a))
     return out
+
+
+SPLIT_TOOLS = 20_000
+"""From this many tools, the product over the tool matrix runs as two halves of its rows at once,
+one on the caller's thread and one on :data:`_HALF` (numpy releases the GIL in its matrix products):
+after a search's texts are embedded both cores are free, and at 100k tools the product of a
+whole task's 7 texts took 25-45 ms of one core. Each tool's scores are the same dot products."""
+_HALF = ThreadPoolExecutor(1, thread_name_prefix="votr-dense")
+QUERY_ROWS = 4
+
+
+def _products(vectors: NDArray[np.float32], matrix: NDArray[np.float32],
+              parts: Sequence[slice]) -> list[NDArray[np.float32]]:
+    """Per model (columns ``parts``), the (queries x tools) products: each row a query's scores,
+    contiguous for what reads it.
+
+    Several queries are padded with zero rows to a multiple of 4: OpenBLAS's kernel (Haswell, what
+    it runs on this machine's CPU) takes 4 query rows at a time, and the rows left over ran far
+    slower. Measured at 100k tools, ms of one core by query rows: 3: 39, 4: 27, 7: 46, 8: 34."""
+    m, n = len(vectors), matrix.shape[0]
+    if m > 1 and m % QUERY_ROWS:
+        vectors = np.vstack([vectors, np.zeros((QUERY_ROWS - m % QUERY_ROWS, vectors.shape[1]), dtype=np.float32)])
+    if n < SPLIT_TOOLS:
+        return [(vectors[:, sl] @ matrix[:, sl].T)[:m] for sl in parts]
+    out = [np.empty((len(vectors), n), dtype=np.float32) for _ in parts]
+
+    def rows(lo: int, hi: int) -> None:
+        for o, sl in zip(out, parts):
+            o[:, lo:hi] = vectors[:, sl] @ matrix[lo:hi, sl].T
+
+    half = _HALF.submit(rows, n // 2, n)
+    rows(0, n // 2)
+    half.result()
+    return [o[:m] for o in out]
 
 
 def _sum(rows: Iterable[NDArray[np.float32]]) -> NDArray[np.float32]:
@@ -135,8 +193,8 @@ def fuse(text: str, vec: NDArray[np.float32] | None, lexical_index: LexicalIndex
             np.add.at(fused, order, weight * gap_normalised(s[order]))
 
     tokens = tokenize(text)
-    server_cos: NDArray[np.float64] | None = None
-    models: tuple[NDArray[np.float64], ...] = ()
+    server_cos: ServerCosines | None = None
+    models: tuple[NDArray[np.float32], ...] = ()
     if vec is not None and dense is not None:
         scored = scored if scored is not None else dense_scores(dense, cfg, [(text, vec)])[0]
         models = scored.models
@@ -147,12 +205,12 @@ def fuse(text: str, vec: NDArray[np.float32] | None, lexical_index: LexicalIndex
         if examples is not None and owner is not None and scored.alone is not None:
             scale = np.sqrt(np.float32(len(dense.slices)))
             examples, vec = examples[:, scored.alone] * scale, vec[scored.alone] * scale
-        add(t, cfg.w_dense, False)
+        add(cos, cfg.w_dense, False)
         if examples is not None and owner is not None:
             # The nearest example request of each tool (Tool2Vec's mean blurs a tool's several uses).
             add(_nearest_example(examples @ vec, owner, n, stand_in=cos), cfg.w_examples, True)
     bm25 = np.asarray(lexical_index.bm25.scores(tokens), dtype=np.float64)
-    lexical = lexical_index.sparse.scores(text)
+    lexical = lexical_index.sparse.scores(text).astype(np.float64)  # (float32 cosines, as the index gives them)
     # Word-matching lists vote as strongly as the words match: a request written in the tools' own
     # words (TF-IDF cosine near its best) keeps their full weight, a paraphrase that shares one
     # common word ("commit", "note") with many tools barely moves the ranking.
@@ -168,7 +226,7 @@ def fuse(text: str, vec: NDArray[np.float32] | None, lexical_index: LexicalIndex
             add(learned, cfg.w_splade * trust, True)
     for h in hints:
         add(h, cfg.w_hint, True)
-    return Fused(fused, cos, server_cos, bm25, lexical.astype(np.float64), tokens, learned, models)
+    return Fused(fused, cos, server_cos, bm25, lexical, tokens, learned, models)
 
 
 def _nearest_example(cosines: NDArray[np.float32], owner: NDArray[np.intp], n: int,

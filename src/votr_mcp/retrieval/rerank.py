@@ -181,7 +181,7 @@ class ToolView:
 
 def head_features(query: QueryView, tools: Sequence[ToolView], bulk: NDArray[np.int8], *, fused: NDArray[np.float64],
                   cosine: NDArray[np.float64], server_cosine: NDArray[np.float64], bm25: NDArray[np.float64],
-                  tfidf: NDArray[np.float64], use_cosine: NDArray[np.float64] | None = None,
+                  tfidf: NDArray[np.float64], use_cosine: NDArray[np.floating] | None = None,
                   splade: NDArray[np.float64] | None = None) -> NDArray[np.float64]:
     """The (head size × len(FEATURES)) feature matrix; every array argument is aligned with ``tools``."""
     h = len(tools)
