@@ -394,7 +394,7 @@ def write_reports(results: dict[str, Any], command: str) -> None:
         "  second process during the dense build, and its seconds are added).",
         "- **vectors in memory, not pgvector**: each replica (and the PostgreSQL store too) reads the vectors",
         "  into memory at start and searches them with numpy. Fusion reads every tool's cosine (rank fusion over",
-        "  whole rankings, the server-level score of every tool), which a KNN index (pgvector, sqlite-vec) does",
+        "  whole rankings; server cosines are read for the rerank's head only), which a KNN index (pgvector, sqlite-vec) does",
         "  not return without changing results, and eval/KNN.md measured sqlite-vec's KNN well behind numpy at",
         "  100k; the store keeps them only so that nothing is embedded twice.",
         "- **what a search reads at scale**: the dense scores of all of a search's texts (a whole task: the task",
