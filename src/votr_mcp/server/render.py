@@ -55,6 +55,12 @@ def search_text(found: Sequence[Found], *, abstained: bool, reason: str | None, 
             lines.append(f"{item.signature}  {{{', '.join(facts)}}}")
             if item.hint:
                 lines.append(f"  hint: {item.hint}")
+        searched = [item for item in found if item.tier != "pinned"]
+        if searched and all(item.tier == "low" for item in searched):
+            # Near-misses (the right domain, no tool for the action) mostly land here: the agent
+            # reads the signatures better than the score does.
+            lines.append("Low confidence: none of these may do what was asked; check a signature before calling, "
+                         "and if none fits, say so or do it without a tool.")
         lines.append('Call one with call_tool(name="<call>", arguments={...}).')
     lines.extend(notes)
     return "\n".join(lines)
