@@ -24,6 +24,7 @@ def test_query_bulk_reads_many_versus_one():
     "Permanently wipe these 40 promo messages from my Gmail in one go",
     "read notes.txt, todo.md and plan.txt",
     "archive both threads",
+    "put everyone from Engineering into the dev group",
     "delete 12 old drafts",
     "lösche alle Entwürfe",
     "すべてのメールを削除して",

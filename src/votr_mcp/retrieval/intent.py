@@ -214,7 +214,7 @@ def text_actions(name: str, description: str) -> frozenset[str]:
 # plural thing ("these 40 promo messages", "3 files"), or a list of items. Checked before the
 # singular cues, so "in one go" is not read as "one".
 _BULK_CUES = re.compile(
-    r"\b(?:all|every|each|multiple|several|many|batch|bulk|both|these|those|in one go|in one shot|at once|"
+    r"\b(?:all|every|everyone|everybody|everything|each|multiple|several|many|batch|bulk|both|these|those|in one go|in one shot|at once|"
     r"in one batch|in a batch|together|en masse|alle|sämtliche|todos|todas|tous|toutes|tutti|tutte|все|всех)\b"
     r"|全部|すべて|全て|一括|所有|批量|모든|전부",
     re.IGNORECASE)
