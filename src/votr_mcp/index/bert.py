@@ -162,19 +162,25 @@ class BertEncoder:
             np.exp(scores, out=scores)
             scores /= scores.sum(axis=-1, keepdims=True)
             context = (scores @ v).transpose(0, 2, 1, 3).reshape(b, n, d)
-            # In place where the result is fresh: big batches spend much of their time allocating.
-            attended = context @ w["out"]
-            attended += w["out_b"]
-            attended += x
-            x = layer_norm(attended, w["ln1_g"], w["ln1_b"], self.eps)
-            inner = x @ w["up"]
-            inner += w["up_b"]
-            inner = gelu(inner)
-            mixed = inner @ w["down"]
-            mixed += w["down_b"]
-            mixed += x
-            x = layer_norm(mixed, w["ln2_g"], w["ln2_b"], self.eps)
+            x = self._after_attention(w, context, x)
         return x
+
+    def _after_attention(self, w: dict[str, NDArray[np.float32]], context: NDArray[np.float32],
+                         x: NDArray[np.float32]) -> NDArray[np.float32]:
+        """The rest of a layer once attention has mixed the tokens: output projection, residual and
+        layer norm, feed-forward, residual and layer norm. Token by token, so any leading shape."""
+        # In place where the result is fresh: big batches spend much of their time allocating.
+        attended = context @ w["out"]
+        attended += w["out_b"]
+        attended += x
+        x = layer_norm(attended, w["ln1_g"], w["ln1_b"], self.eps)
+        inner = x @ w["up"]
+        inner += w["up_b"]
+        inner = gelu(inner)
+        mixed = inner @ w["down"]
+        mixed += w["down_b"]
+        mixed += x
+        return layer_norm(mixed, w["ln2_g"], w["ln2_b"], self.eps)
 
     def hidden_packed(self, ids: Sequence[NDArray[np.int64]]) -> NDArray[np.float32]:
         """The last hidden states of several texts laid end to end (total tokens × width), without padding.
@@ -208,15 +214,5 @@ class BertEncoder:
                 np.exp(scores, out=scores)
                 scores /= scores.sum(axis=-1, keepdims=True)
                 context[span] = (scores @ part[:, 2].transpose(1, 0, 2)).transpose(1, 0, 2).reshape(n, d)
-            attended = context @ w["out"]
-            attended += w["out_b"]
-            attended += x
-            x = layer_norm(attended, w["ln1_g"], w["ln1_b"], self.eps)
-            inner = x @ w["up"]
-            inner += w["up_b"]
-            inner = gelu(inner)
-            mixed = inner @ w["down"]
-            mixed += w["down_b"]
-            mixed += x
-            x = layer_norm(mixed, w["ln2_g"], w["ln2_b"], self.eps)
+            x = self._after_attention(w, context, x)
         return x
