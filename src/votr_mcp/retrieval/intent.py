@@ -4,6 +4,7 @@ task into its needs."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from votr_mcp.index.tokenize import STOPWORDS, stem, words_of
 
@@ -117,23 +118,29 @@ _QUESTION = frozenset({"what", "which", "who", "whom", "whose", "when", "where",
                        "were", "do", "does", "did", "has", "have", "any", "anything", "anyone", "whats"})
 
 
-def is_question(text: str) -> bool:
+def _lead(words: Sequence[str]) -> int | None:
+    """Where a request starts past polite filler ("please could you ..."): within its first six words."""
+    return next((i for i, w in enumerate(words[:6]) if w not in _FILLER), None)
+
+
+def is_question(text: str, words: Sequence[str] | None = None) -> bool:
     """Whether a request asks a question (its first word past polite filler is a question word or
-    an auxiliary verb, or it ends with a question mark), rather than giving an order."""
+    an auxiliary verb, or it ends with a question mark), rather than giving an order. ``words``:
+    its :func:`request_words` when the caller has them."""
     if text.rstrip().endswith("?"):
         return True
-    first = next((w for w in words_of(text)[:6] if w not in _FILLER), None)
-    return first in _QUESTION
+    words = request_words(text) if words is None else words
+    at = _lead(words)
+    return at is not None and words[at] in _QUESTION
 
 
-def request_action(text: str) -> str | None:
+def request_action(text: str, words: Sequence[str] | None = None) -> str | None:
     """The action of the request's leading verb ("please delete the file" -> "delete", "push my
-    commits" -> "push"), when the request starts with one after polite filler; else None."""
-    for word in request_words(text)[:6]:
-        if word in _FILLER:
-            continue
-        return action_word(word)
-    return None
+    commits" -> "push"), when the request starts with one after polite filler; else None.
+    ``words``: its :func:`request_words` when the caller has them."""
+    words = request_words(text) if words is None else words
+    at = _lead(words)
+    return None if at is None else action_word(words[at])
 
 
 # Words that end the object of a request's verb ("zip the reports folder | into ...") or belong to no object.
@@ -144,12 +151,12 @@ _NOT_OBJECT = frozenset({"a", "an", "the", "my", "our", "your", "this", "these",
 _OBJECT_WORDS = 3
 
 
-def request_object(text: str) -> frozenset[str]:
+def request_object(text: str, words: Sequence[str] | None = None) -> frozenset[str]:
     """The stemmed words of what the request's leading verb acts on ("zip the reports folder for me" ->
     {report, folder}): up to three content words after the verb, before the first preposition. Empty
-    when the request does not lead with a verb."""
-    words = request_words(text)
-    verb_at = next((i for i, w in enumerate(words[:6]) if w not in _FILLER), None)
+    when the request does not lead with a verb. ``words``: its :func:`request_words` when the caller has them."""
+    words = request_words(text) if words is None else words
+    verb_at = _lead(words)
     if verb_at is None or action_word(words[verb_at]) is None:
         return frozenset()
     out: list[str] = []
@@ -169,10 +176,10 @@ def request_object(text: str) -> frozenset[str]:
 # Values a request hands over, by kind, and the parameter words that take each kind: a request
 # with a URL wants a tool that takes one ("grab the README of github.com/pallets/flask": fetch, not
 # a docs search), a clock time wants one with a time ("4pm Paris time in New York": convert_time).
-_URL = re.compile(r"https?://\S+|\bwww\.\S+|\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|org|net|io|dev|ai|app|co|edu|gov)\b\S*",
-                  re.IGNORECASE)
-_VALUES = {
+_VALUES = {  # in this order: an address is read (and taken out) before its domain reads as a web site
     "email": re.compile(r"\b[\w.+-]+@[\w-]+\.[\w.]+\b"),
+    "url": re.compile(r"https?://\S+|\bwww\.\S+|\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|org|net|io|dev|ai|app|co|edu|gov)\b\S*",
+                      re.IGNORECASE),
     "path": re.compile(r"(?:^|\s)(?:~|\.{1,2})?/[\w.-]+|\b[\w-]+\.(?:txt|md|json|csv|tsv|xlsx?|py|js|ts|tsx|ya?ml|log|pdf|"
                        r"png|jpe?g|gif|docx?|pptx?|html?|xml|sql|db|sqlite|toml|ini|cfg|sh|zip|tar|gz|mp[34]|wav)\b", re.IGNORECASE),
     "time": re.compile(r"\b\d{1,2}:\d{2}\b|\b\d{1,2}\s?(?:am|pm)\b", re.IGNORECASE),
@@ -189,12 +196,12 @@ def request_values(text: str) -> frozenset[str]:
     """The kinds of value a request gives (url, email, path, time): what its tool must take."""
     kinds: set[str] = set()
     rest = bounded(text)
-    for kind, pattern in (("email", _VALUES["email"]), ("url", _URL)):  # an address is no web site
+    for kind, pattern in _VALUES.items():  # each value found is taken out, so no later kind reads it again
         stripped = pattern.sub(" ", rest)
         if stripped != rest:
             kinds.add(kind)
             rest = stripped
-    return frozenset(kinds | {k for k in ("path", "time") if _VALUES[k].search(rest)})
+    return frozenset(kinds)
 
 
 def taken_values(parameters: str) -> frozenset[str]:

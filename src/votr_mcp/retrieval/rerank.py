@@ -147,13 +147,13 @@ class QueryView:
     def of(cls, text: str, tokens: Sequence[str] | None = None) -> QueryView:
         """``tokens``: the text's :func:`tokenize` tokens when the caller has them already."""
         words = request_words(text)
-        verb = request_action(text)
+        verb = request_action(text, words)
         actions = frozenset(a for a in (ACTION_OF.get(w) for w in words) if a is not None) | ({verb} if verb else set())
         first = action_of(words)
-        if verb is None and is_question(text):
+        if verb is None and is_question(text, words):
             first, actions = "read", frozenset({"read"})  # a question asks to be told (intent.is_question)
         return cls(frozenset(tokens if tokens is not None else content_tokens(text)), f" {' '.join(words)} ",
-                   first, actions, query_bulk(text), verb, request_object(text), request_values(text))
+                   first, actions, query_bulk(text), verb, request_object(text, words), request_values(text))
 
 
 @dataclass(frozen=True, slots=True)
