@@ -4,13 +4,17 @@ from votr_mcp.retrieval.intent import (
     is_identifier,
     is_question,
     named_tools,
+    opens_new,
     pair_bulk,
     query_bulk,
+    reads_first,
     request_action,
     request_object,
     request_values,
+    request_words,
     split_needs,
     taken_values,
+    text_actions,
 )
 
 
@@ -173,3 +177,43 @@ def test_a_question_reads_whatever_verb_it_uses():
     assert asked.first_action == "read" and asked.actions == {"read"}
     ordered = QueryView.of("could you delete the old branch?")  # a request put as a question keeps its verb
     assert ordered.verb == "delete" and "delete" in ordered.actions
+
+
+@pytest.mark.parametrize("text,reads", [
+    ("summarize the article at https://blog.example.org/post/9", True),
+    ("translate notes/meeting.md into German", True),
+    ("summarize our chat so far", False),  # nothing to read first
+    ("fetch https://example.com", False),  # already a reading verb
+])
+def test_digesting_a_page_or_a_file_needs_it_read_first(text, reads):
+    assert reads_first(request_words(text), request_values(text)) is reads
+
+
+def test_a_request_to_summarize_a_page_reads_it():
+    from votr_mcp.retrieval.rerank import QueryView
+
+    view = QueryView.of("summarize https://blog.example.org/post/9")
+    assert view.verb == "read" and {"read", "run"} <= view.actions
+
+
+def test_opening_a_ticket_creates_it_and_opening_a_file_reads_it():
+    assert request_action("open an issue about the login bug") == "create"
+    assert request_action("open notes.txt") == "read"
+    assert opens_new(["a", "new", "ticket"]) and not opens_new(["the", "pull", "request", "page"])
+
+
+def test_a_tool_described_by_a_verbs_ing_form_does_that_action():
+    assert "stage" in text_actions("git_add", "Adds file contents to the staging area")
+    assert "push" in text_actions("sync", "Pushing local commits to the remote")
+
+
+def test_names_and_quantifiers_are_no_kind_of_object():
+    assert request_object("forget everything about Bob") == set()
+    assert request_object("Email Bob the report") == {"report"}
+
+
+def test_a_file_the_request_names_makes_a_file_its_object():
+    from votr_mcp.retrieval.rerank import QueryView
+
+    assert {"file", "path"} <= QueryView.of("stage a.py").objects
+    assert "file" not in QueryView.of("stage everything").objects

@@ -4,7 +4,7 @@ task into its needs."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from votr_mcp.index.tokenize import STOPWORDS, stem, words_of
 
@@ -20,7 +20,7 @@ _WORD = re.compile(r"[a-z0-9]+")
 ACTIONS: dict[str, tuple[str, ...]] = {
     "create": ("create", "add", "new", "make", "insert", "write", "generate", "build", "register", "upload",
                "save", "put", "append", "compose", "draft", "schedule", "book", "record", "remember", "memorize",
-               "store"),
+               "store", "import"),
     "read": ("get", "retrieve", "fetch", "read", "show", "view", "describe", "list", "find", "search", "query",
              "lookup", "look", "check", "display", "see", "browse", "download", "export", "inspect", "count"),
     "update": ("update", "edit", "modify", "change", "set", "rename", "patch", "replace", "move", "mark", "toggle",
@@ -42,7 +42,7 @@ OTHER_VERBS = frozenset({"push", "pull", "merge", "rebase", "stash", "clone", "t
                          "undo", "revert", "restore", "backup", "sync", "play", "pause", "buy", "pay", "order",
                          "sign", "log", "install", "uninstall", "chmod", "mount", "reboot", "shutdown", "kill",
                          "alarm", "remind", "wake", "fork", "star", "like", "follow", "subscribe", "stage",
-                         "click", "type", "fill", "capture", "screenshot", "sort", "compare"})
+                         "click", "type", "fill", "capture", "screenshot", "sort", "compare", "reset", "unstage"})
 # Verbs read as another action first (_SYNONYMS, ACTIONS) are not listed above: they never reach it.
 _SYNONYMS = {"wipe": "delete", "forget": "delete", "erase": "delete", "rm": "delete", "jot": "create", "note": "create",
              "grab": "read", "tell": "read", "give": "read", "open": "read", "visit": "read", "navigate": "read",
@@ -134,20 +134,49 @@ def is_question(text: str, words: Sequence[str] | None = None) -> bool:
     return at is not None and words[at] in _QUESTION
 
 
+# What the agent itself does with a thing once it has it: pointed at a page or a file ("summarize
+# https://…", "translate notes.md"), such a request needs that thing read first.
+_DIGEST = frozenset({"summarize", "summarise", "translate", "explain", "analyze", "analyse", "review", "proofread",
+                     "paraphrase", "critique", "simplify", "outline", "tldr", "digest"})
+
+
+def reads_first(words: Sequence[str], values: Collection[str]) -> bool:
+    """Whether a request (its :func:`request_words`) leads with a verb the agent does itself
+    (summarize, translate, explain…) on a URL or a path it gives (``values``: its
+    :func:`request_values`), so that the tool it needs is one that reads that thing."""
+    at = _lead(words)
+    return at is not None and words[at] in _DIGEST and bool({"url", "path"} & set(values))
+
+
 def request_action(text: str, words: Sequence[str] | None = None) -> str | None:
     """The action of the request's leading verb ("please delete the file" -> "delete", "push my
     commits" -> "push"), when the request starts with one after polite filler; else None.
     ``words``: its :func:`request_words` when the caller has them."""
     words = request_words(text) if words is None else words
     at = _lead(words)
-    return None if at is None else action_word(words[at])
+    if at is None:
+        return None
+    return "create" if words[at] == "open" and opens_new(words[at + 1:]) else action_word(words[at])
+
+
+# What one opens by creating it ("open a ticket", "ouvre un ticket", "abre una incidencia"), where to
+# open anything else is to read it.
+_OPENED_NEW = frozenset({"ticket", "tickets", "issue", "issues", "pr", "bug", "incident", "case", "account",
+                         "incidencia", "incidence", "konto", "cuenta", "compte", "conta", "conto", "тикет", "задачу"})
+
+
+def opens_new(after: Sequence[str]) -> bool:
+    """Whether the words after "open" (or its translation) name a thing opened by creating it."""
+    return any(w in _OPENED_NEW for w in after[:4])
 
 
 # Words that end the object of a request's verb ("zip the reports folder | into ...") or belong to no object.
 _OBJECT_END = frozenset({"for", "in", "from", "to", "into", "onto", "on", "at", "with", "by", "so", "because", "and",
                          "then", "that", "which", "before", "after", "as", "without", "about", "of", "if", "when"})
 _NOT_OBJECT = frozenset({"a", "an", "the", "my", "our", "your", "this", "these", "those", "some", "any", "all", "every",
-                         "each", "its", "their", "his", "her", "me", "us", "it", "them", "up", "down", "out", "off"})
+                         "each", "its", "their", "his", "her", "me", "us", "it", "them", "up", "down", "out", "off",
+                         "everything", "anything", "something", "everyone", "anyone", "someone", "stuff", "thing",
+                         "things"})
 _OBJECT_WORDS = 3
 
 
@@ -159,18 +188,29 @@ def request_object(text: str, words: Sequence[str] | None = None) -> frozenset[s
     verb_at = _lead(words)
     if verb_at is None or action_word(words[verb_at]) is None:
         return frozenset()
+    names = _names(text)
     out: list[str] = []
     for word in words[verb_at + 1 : verb_at + 12]:
         if word in _OBJECT_END:
             if out:
                 break
             continue
-        if word in _NOT_OBJECT or word in STOPWORDS or word.isdigit():
+        if word in _NOT_OBJECT or word in STOPWORDS or word.isdigit() or word in names:
             continue
         out.append(stem(word))
         if len(out) == _OBJECT_WORDS:
             break
     return frozenset(out)
+
+
+_CAPITALISED = re.compile(r"\b[A-Z][a-z]+\b")
+
+
+def _names(text: str) -> frozenset[str]:
+    """Words a request writes capitalised within a sentence ("forget what you know about Bob"): names
+    of people, places and products, which no tool's text says, so they are no kind of object."""
+    return frozenset(m.group().lower() for m in _CAPITALISED.finditer(text)
+                     if m.start() > 0 and text[:m.start()].rstrip()[-1:] not in ".!?:\n")
 
 
 # Values a request hands over, by kind, and the parameter words that take each kind: a request
@@ -214,7 +254,15 @@ def text_actions(name: str, description: str) -> frozenset[str]:
     """The actions a tool's name and the first sentence of its description say it performs."""
     first = description.strip().split(". ")[0][:200]
     words = words_of(name) + words_of(first)
-    return frozenset(a for a in (action_word(w) or action_word(stem(w)) for w in words) if a is not None)
+    return frozenset(a for a in (action_word(w) or action_word(stem(w)) or _gerund_action(w) for w in words) if a is not None)
+
+
+def _gerund_action(word: str) -> str | None:
+    """The action of a verb's -ing form ("staging" area: stage; "pushing": push), else None."""
+    if len(word) < 6 or not word.endswith("ing"):
+        return None
+    base = word[:-3]
+    return action_word(base) or action_word(base + "e") or (action_word(base[:-1]) if base[-1] == base[-2] else None)
 
 
 # How people ask for many at once: a quantifier, a demonstrative plural, "in one go", a count of a

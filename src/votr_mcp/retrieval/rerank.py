@@ -49,11 +49,14 @@ from pydantic.dataclasses import dataclass as pydantic_dataclass
 
 from votr_mcp.errors import RetrievalError
 from votr_mcp.index.tokenize import content_tokens, stem
+from votr_mcp.retrieval.foreign_verbs import foreign_verb
 from votr_mcp.retrieval.intent import (
     ACTION_OF,
     action_word,
     is_question,
+    opens_new,
     query_bulk,
+    reads_first,
     request_action,
     request_object,
     request_values,
@@ -120,7 +123,9 @@ def action_of(words: Sequence[str]) -> str | None:
     ``git_commit`` -> "commit": a specific verb is its own action, see intent.action_word).
     "log" names none: in a name it is the thing read (``git_log``, ``get_log``), and read as the
     verb it set ``git_log`` against "show the last 3 commits"."""
-    for word in words:
+    for i, word in enumerate(words):
+        if word == "open" and opens_new(words[i + 1:]):
+            return "create"  # "open a ticket", ``open_issue`` (intent.opens_new)
         action = action_word(word) if word not in _NOUN_FIRST else None
         if action is not None:
             return action
@@ -148,12 +153,21 @@ class QueryView:
         """``tokens``: the text's :func:`tokenize` tokens when the caller has them already."""
         words = request_words(text)
         verb = request_action(text, words)
-        actions = frozenset(a for a in (ACTION_OF.get(w) for w in words) if a is not None) | ({verb} if verb else set())
         first = action_of(words)
+        said = foreign_verb(text) if verb is None else None  # "lösche die Datei", "crea una carpeta", "删除这个文件"
+        if said is not None:
+            verb = first = action_word(said)
+        actions = frozenset(a for a in (ACTION_OF.get(w) for w in words) if a is not None) | ({verb} if verb else set())
         if verb is None and is_question(text, words):
             first, actions = "read", frozenset({"read"})  # a question asks to be told (intent.is_question)
+        values = request_values(text)
+        if verb is not None and reads_first(words, values):
+            verb, actions = "read", actions | {"read"}  # "summarize https://…" needs the page read (intent.reads_first)
+        objects = request_object(text, words)
+        if objects and "path" in values:
+            objects |= {"file", "path"}
         return cls(frozenset(tokens if tokens is not None else content_tokens(text)), f" {' '.join(words)} ",
-                   first, actions, query_bulk(text), verb, request_object(text, words), request_values(text))
+                   first, actions, query_bulk(text), verb, objects, values)
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,7 +188,7 @@ class ToolView:
         words = words_of(name)
         distinct = frozenset(t for t in content_tokens(server) if t not in _GENERIC_SERVER_WORDS and len(t) > 2)
         phrase = " ".join(words)
-        said = frozenset(stem(w) for w in words_of(f"{name} {description} {parameters}"))
+        said = frozenset(stem(w) for w in words_of(f"{name} {description}"))
         return cls(frozenset(content_tokens(name)), f" {phrase} " if len(phrase) >= 6 else "", distinct, action_of(words),
                    text_actions(name, description), said, taken_values(parameters))
 
