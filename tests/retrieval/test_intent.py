@@ -64,9 +64,10 @@ def test_named_tools_finds_identifiers_and_call_names_but_not_plain_words():
 
 def test_split_needs_keeps_a_single_need_whole_and_splits_sequenced_ones():
     assert split_needs("list open pull requests") == ["list open pull requests"]
-    assert split_needs("Read the file report.txt and then email it to my boss") == ["Read the file report.txt", "email it to my boss"]
+    assert split_needs("Read the file report.txt and then email it to my boss") == [
+        "Read the file report.txt", "email report.txt to my boss"]  # "it" is what the step before acted on
     assert split_needs("First, fetch the page. Next, summarise it in French; finally save the summary to notes") == [
-        "fetch the page", "summarise it in French", "save the summary to notes"]
+        "fetch the page", "summarise the page in French", "save the summary to notes"]
     assert len(split_needs("get a b. list c d. send e f. run g h. show i j. find k l", max_needs=3)) == 3
 
 
@@ -217,3 +218,11 @@ def test_a_file_the_request_names_makes_a_file_its_object():
 
     assert {"file", "path"} <= QueryView.of("stage a.py").objects
     assert "file" not in QueryView.of("stage everything").objects
+
+
+def test_a_step_that_acts_on_it_names_what_the_step_before_acted_on():
+    assert split_needs("Find the Linear issue about the 'login loop' bug, then move it to In Progress")[1] == \
+        "move the Linear issue to In Progress"
+    assert split_needs("Go to https://example.com/pricing, then save it as notes/pricing.md")[1] == \
+        "save https://example.com/pricing as notes/pricing.md"
+    assert split_needs("what time is it in Tokyo, then remember it") == ["what time is it in Tokyo", "remember it"]

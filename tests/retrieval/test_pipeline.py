@@ -41,7 +41,7 @@ def test_a_query_unrelated_to_every_tool_abstains_with_a_reason(retriever):
 
 def test_a_whole_task_query_is_split_into_needs_each_with_its_tool(retriever):
     result = retriever.search("Read the file report.txt and then email it to my boss")
-    assert [n.text for n in result.needs] == ["Read the file report.txt", "email it to my boss"]
+    assert [n.text for n in result.needs] == ["Read the file report.txt", "email report.txt to my boss"]
     assert result.needs[0].hits[0].key == ("filesystem", "read_file")
     assert result.needs[1].hits[0].key in {("gmail", "send_email"), ("outlook", "send_mail")}
     assert {("filesystem", "read_file")} <= set(result.ranked_keys[:3])

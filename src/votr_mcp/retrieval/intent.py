@@ -182,25 +182,30 @@ _OBJECT_WORDS = 3
 
 def request_object(text: str, words: Sequence[str] | None = None) -> frozenset[str]:
     """The stemmed words of what the request's leading verb acts on ("zip the reports folder for me" ->
-    {report, folder}): up to three content words after the verb, before the first preposition. Empty
-    when the request does not lead with a verb. ``words``: its :func:`request_words` when the caller has them."""
-    words = request_words(text) if words is None else words
+    {report, folder}): up to three content words after the verb, before the first preposition, names
+    left out. Empty when the request does not lead with a verb. ``words``: its :func:`request_words`
+    when the caller has them."""
+    return frozenset(stem(w) for w in object_words(request_words(text) if words is None else words, _names(text)))
+
+
+def object_words(words: Sequence[str], skip: Collection[str] = ()) -> list[str]:
+    """What a request's leading verb acts on, as words in order (``words``: its :func:`request_words`):
+    up to three content words after the verb, before the first preposition, none of ``skip``."""
     verb_at = _lead(words)
     if verb_at is None or action_word(words[verb_at]) is None:
-        return frozenset()
-    names = _names(text)
+        return []
     out: list[str] = []
     for word in words[verb_at + 1 : verb_at + 12]:
         if word in _OBJECT_END:
             if out:
                 break
             continue
-        if word in _NOT_OBJECT or word in STOPWORDS or word.isdigit() or word in names:
+        if word in _NOT_OBJECT or word in STOPWORDS or word.isdigit() or word in skip:
             continue
-        out.append(stem(word))
+        out.append(word)
         if len(out) == _OBJECT_WORDS:
             break
-    return frozenset(out)
+    return out
 
 
 _CAPITALISED = re.compile(r"\b[A-Z][a-z]+\b")
@@ -377,7 +382,8 @@ _OTHER = (r"[.;!?]\s+|\n+|,?\s+and\s+also\s+|,?\s+also,?\s+|,?\s+additionally,?\
           r",\s+and\s+")
 _SPLIT = re.compile(f"({_SEQUENCE}|{_OTHER})", re.IGNORECASE)
 _SEQUENCE_ONLY = re.compile(f"^(?:{_SEQUENCE})$", re.IGNORECASE)
-_LEAD = re.compile(r"^(?:first(?:ly)?|second(?:ly)?|third|next|then|finally|lastly|also|and|please|could you|can you)(?:[,\s]+|$)", re.IGNORECASE)
+_LEAD = re.compile(r"^(?:first(?:ly)?|second(?:ly)?|third|next|then|finally|lastly|also|and|additionally|moreover|"
+                   r"furthermore|besides|please|could you|can you)(?:[,\s]+|$)", re.IGNORECASE)
 _MIN_WORDS = 3
 # Verbs that start a step, beyond ACTIONS (which the rerank also reads): what people ask agents to do.
 _STEP_VERBS = frozenset({"commit", "push", "pull", "switch", "checkout", "stage", "open", "visit", "navigate",
@@ -460,4 +466,23 @@ def split_needs(query: str, max_needs: int = 5) -> list[str]:
         return [query]
     if len(needs) > max_needs:
         needs = needs[: max_needs - 1] + [" ".join(needs[max_needs - 1 :])]
-    return needs or [query]
+    for i in range(1, len(needs)):
+        needs[i] = _name_what_it_is(needs[i], needs[i - 1])
+    return needs
+
+
+_IT = re.compile(r"\b(?:it|them)\b", re.IGNORECASE)
+
+
+def _name_what_it_is(need: str, before: str) -> str:
+    """``need`` with the "it" its verb acts on replaced by what the need before acted on (the URL or file
+    it named, else its object): alone, "move it to In Progress" says nothing of the Linear issue found
+    one step before, nor "mark it as completed" of the todo item just created."""
+    words = request_words(need)
+    at = _lead(words)
+    if at is None or at + 1 >= len(words) or words[at + 1] not in ("it", "them") or action_word(words[at]) is None:
+        return need
+    named = next((m.group().strip() for kind in ("url", "path") for m in [_VALUES[kind].search(before)] if m), None)
+    written = {m.group().lower(): m.group() for m in re.finditer(r"\w+", before)}  # as the step wrote them
+    thing = named or " ".join(["the", *(written.get(w, w) for w in object_words(request_words(before)) if action_word(w) is None)])
+    return _IT.sub(thing, need, count=1) if thing != "the" else need
