@@ -15,6 +15,7 @@ from votr_mcp.retrieval.intent import (
     split_needs,
     taken_values,
     text_actions,
+    without_quotes,
 )
 
 
@@ -226,3 +227,15 @@ def test_a_step_that_acts_on_it_names_what_the_step_before_acted_on():
     assert split_needs("Go to https://example.com/pricing, then save it as notes/pricing.md")[1] == \
         "save https://example.com/pricing as notes/pricing.md"
     assert split_needs("what time is it in Tokyo, then remember it") == ["what time is it in Tokyo", "remember it"]
+
+
+def test_a_service_named_before_a_colon_is_not_read_as_the_verb():
+    assert request_words("ClickUp: create all of these in one go")[:2] == ["create", "all"]  # not "click", "up"
+    assert request_action("Airtable: add Priya Shah to the Leads table") == "create"
+    assert request_words("fetch https://example.com")[0] == "fetch"
+
+
+def test_what_a_request_quotes_is_data_not_what_it_asks():
+    assert without_quotes("create a task 'Update pricing page' in ClickUp").split() == ["create", "a", "task", "in", "ClickUp"]
+    assert without_quotes("I'm sure Messi's club is 'Inter Miami'").startswith("I'm sure Messi's club is")
+    assert "git_log" in without_quotes("run 'git_log' on my repo")  # a quoted identifier names a tool

@@ -22,6 +22,7 @@ from votr_mcp.index.text import query_dense_text
 from votr_mcp.index.tokenize import tokenize
 from votr_mcp.retrieval.config import RetrievalConfig
 from votr_mcp.retrieval.formulas import gap_normalised, rrf, top_k
+from votr_mcp.retrieval.intent import without_quotes
 from votr_mcp.retrieval.language import is_english
 
 __all__ = ["DenseScores", "Fused", "ServerCosines", "dense_scores", "fuse", "fused_head", "sparse_queries", "whole_vector"]
@@ -192,7 +193,9 @@ def fuse(text: str, vec: NDArray[np.float32] | None, lexical_index: LexicalIndex
         elif len(order):
             np.add.at(fused, order, weight * gap_normalised(s[order]))
 
-    tokens = tokenize(text)
+    # The word-matching lists read what the request asks, not the titles and messages it quotes.
+    asked = without_quotes(text)
+    tokens = tokenize(asked)
     server_cos: ServerCosines | None = None
     models: tuple[NDArray[np.float32], ...] = ()
     if vec is not None and dense is not None:
@@ -210,7 +213,7 @@ def fuse(text: str, vec: NDArray[np.float32] | None, lexical_index: LexicalIndex
             # The nearest example request of each tool (Tool2Vec's mean blurs a tool's several uses).
             add(_nearest_example(examples @ vec, owner, n, stand_in=cos), cfg.w_examples, True)
     bm25 = np.asarray(lexical_index.bm25.scores(tokens), dtype=np.float64)
-    lexical = lexical_index.sparse.scores(text).astype(np.float64)  # (float32 cosines, as the index gives them)
+    lexical = lexical_index.sparse.scores(asked).astype(np.float64)  # (float32 cosines, as the index gives them)
     # Word-matching lists vote as strongly as the words match: a request written in the tools' own
     # words (TF-IDF cosine near its best) keeps their full weight, a paraphrase that shares one
     # common word ("commit", "note") with many tools barely moves the ranking.

@@ -8,7 +8,7 @@ from collections.abc import Collection, Sequence
 
 from votr_mcp.index.tokenize import STOPWORDS, stem, words_of
 
-__all__ = ["ACTIONS", "ACTION_OF", "LITERAL_OPERATIONS", "MAX_WORD_CHARS", "action_word", "bounded", "is_question", "request_action", "text_actions", "is_identifier", "named_tools", "pair_bulk", "query_bulk", "request_object", "request_values", "request_words", "split_needs", "taken_values",
+__all__ = ["ACTIONS", "ACTION_OF", "LITERAL_OPERATIONS", "MAX_WORD_CHARS", "action_word", "bounded", "is_question", "request_action", "text_actions", "is_identifier", "named_tools", "pair_bulk", "query_bulk", "request_object", "request_values", "request_words", "split_needs", "taken_values", "without_quotes",
            "words_of"]
 
 _BULK_TOOL = frozenset({"all", "batch", "bulk", "many", "multiple", "multi"})
@@ -74,10 +74,16 @@ _PHRASAL: dict[tuple[str, ...], str] = {
 _PHRASAL_FIRST = frozenset(k[0] for k in _PHRASAL)
 
 
+# A service named before a colon ("ClickUp: create all of these…", "Strava: how far did I run"): the
+# request starts after it (read as words, "ClickUp" would lead with the verb "click").
+_NAMED_FIRST = re.compile(r"^\s*[^\s:/]+(?: [^\s:/]+){0,2}:\s+(?=\S)")
+
+
 def request_words(text: str) -> list[str]:
     """:func:`words_of` a request with its verbs of several words folded into the one they mean
-    ("get rid of the empty folder" -> delete, the, empty, folder)."""
-    words = words_of(text)
+    ("get rid of the empty folder" -> delete, the, empty, folder), past a service it names first
+    ("ClickUp: …")."""
+    words = words_of(_NAMED_FIRST.sub("", text, count=1))
     if not _PHRASAL_FIRST.intersection(words):
         return words
     out: list[str] = []
@@ -363,6 +369,17 @@ def named_tools(query: str, names: dict[str, list[int]]) -> list[int]:
 
 
 _IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[_.-]+[A-Za-z0-9]+)+|[a-z]+(?:[A-Z][a-z0-9]+)+")
+
+
+# Spans a request quotes: the title, message or search terms it hands over, not words of what it asks.
+# An opening straight quote follows no letter and a closing one precedes none (I'm, Messi's).
+_QUOTED = re.compile(r"(?<!\w)'([^'\n]{3,}?)'(?!\w)|\"([^\"\n]{3,}?)\"|«([^»\n]{3,}?)»|“([^”\n]{3,}?)”|‘([^’\n]{3,}?)’")
+
+
+def without_quotes(text: str) -> str:
+    """``text`` with what it quotes taken out ("create a task 'Update pricing page'" -> "create a task"),
+    but for a quoted identifier, which names a tool ("run 'git_log'")."""
+    return _QUOTED.sub(lambda m: m.group() if is_identifier(next(g for g in m.groups() if g).strip()) else " ", text)
 
 
 def is_identifier(name: str) -> bool:
