@@ -35,3 +35,5 @@ def test_a_foreign_verb_gives_the_request_its_action_and_an_english_one_keeps_it
     assert QueryView.of("¿puedes borrar el archivo temp.sql?").actions == {"delete"}  # a question, but an order
     assert QueryView.of("delete the old branch").verb == "delete"
     assert QueryView.of("what's in the src folder").verb is None
+    # Not English: its own verb wins over an English word that leads it (here a folder's name).
+    assert QueryView.of("report 폴더에 있는 pdf 파일 전부 찾아줘").verb == "read"

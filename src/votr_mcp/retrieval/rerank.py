@@ -68,6 +68,7 @@ from votr_mcp.retrieval.intent import (
     text_actions,
     words_of,
 )
+from votr_mcp.retrieval.language import is_english
 from votr_mcp.settings import describe
 
 Finite = Annotated[float, Field(allow_inf_nan=False)]
@@ -157,7 +158,8 @@ class QueryView:
         words = request_words(text)
         verb = request_action(text, words)
         first = action_of(words)
-        said = foreign_verb(text) if verb is None else None  # "lösche die Datei", "crea una carpeta", "删除这个文件"
+        # "lösche die Datei", "crea una carpeta", "report 폴더에 있는 pdf 파일 전부 찾아줘" (a folder, then find)
+        said = foreign_verb(text) if verb is None or not is_english(text) else None
         if said is not None:
             verb = first = action_word(said)
         actions = frozenset(a for a in (ACTION_OF.get(w) for w in words) if a is not None) | ({verb} if verb else set())
