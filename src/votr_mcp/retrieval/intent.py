@@ -42,10 +42,7 @@ OTHER_VERBS = frozenset({"push", "pull", "merge", "rebase", "stash", "clone", "t
                          "undo", "revert", "restore", "backup", "sync", "play", "pause", "buy", "pay", "order",
                          "sign", "log", "install", "uninstall", "chmod", "mount", "reboot", "shutdown", "kill",
                          "alarm", "remind", "wake", "fork", "star", "like", "follow", "subscribe", "stage",
-                         "click", "type", "fill", "capture", "screenshot", "sort", "compare", "reset", "unstage",
-                         "refund", "ban", "unban", "kick", "mute", "unmute", "unblock", "unstar", "unpin",
-                         "disconnect", "squash", "withdraw", "approve", "reject", "retweet", "snooze",
-                         "rollback", "encode", "decode"})
+                         "click", "type", "fill", "capture", "screenshot", "sort", "compare", "reset", "unstage"})
 # Verbs read as another action first (_SYNONYMS, ACTIONS) are not listed above: they never reach it.
 _SYNONYMS = {"wipe": "delete", "forget": "delete", "erase": "delete", "rm": "delete", "jot": "create", "note": "create",
              "grab": "read", "tell": "read", "give": "read", "open": "read", "visit": "read", "navigate": "read",
