@@ -62,6 +62,15 @@ def test_a_specific_operation_no_tool_of_the_catalog_names_is_refused(registry):
     assert german.evidence["verb_offered"] == 1.0
 
 
+def test_a_request_to_explain_or_rewrite_is_chat_unless_a_tool_offers_it_or_it_points_at_a_page(registry):
+    # Explaining, brainstorming and rewriting are the assistant's own work: no tool of the registry says them.
+    for request in ("can you explain recursion like I'm five", "rewrite this sentence to sound more polite: send me the file"):
+        result = registry.search(request)
+        assert result.evidence["verb_offered"] == 0.0 and result.abstained, [h.call_name for h in result.hits]
+    page = registry.search("explain what https://example.com/blog/post-42 says")  # the page must be read first
+    assert page.evidence["verb_offered"] == 1.0 and page.ranked[0].call_name == "fetch__fetch"
+
+
 def test_a_near_miss_for_another_thing_is_seen_when_the_tools_with_that_action_name_other_things(registry):
     # The spreadsheet server deletes sheets and notes; nothing here books or deletes calendar events.
     other = registry.search("delete the calendar event for Friday's standup").evidence

@@ -25,7 +25,9 @@ channels, each feature oriented so that more means "a tool fits":
   (tool_request.py), read from the request alone; 0 when no model reads it;
 - ``verb_offered``: 0 when an English request leads with a specific operation (push, stash, rebase,
   zip, print, ...: intent.LITERAL_OPERATIONS) that no tool of the whole catalog names anywhere in
-  its texts, else 1: "push my commits to origin" where the git server only commits.
+  its texts, else 1: "push my commits to origin" where the git server only commits. Explaining,
+  brainstorming and rewriting count as such operations: "explain recursion like I'm five" is chat
+  where no tool says it explains (and "explain https://…" reads the page: intent.reads_first).
 """
 
 from __future__ import annotations

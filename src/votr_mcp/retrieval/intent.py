@@ -52,9 +52,11 @@ _FILLER = frozenset({"please", "can", "could", "would", "will", "you", "i", "wan
                      "help", "try", "trying", "m", "d", "be", "able", "go", "ahead", "the", "a", "first"})
 
 
-# Verbs too specific for their class: "merge a branch" is not served by a tool that updates.
+# Verbs too specific for their class: "merge a branch" is not served by a tool that updates. Explaining,
+# brainstorming and rewriting are the assistant's own work, done by a tool only where one says so.
 _LITERAL = frozenset({"merge", "push", "pull", "rebase", "stash", "clone", "tag", "copy", "zip", "print", "undo",
-                      "revert", "play", "order", "pay", "buy"})
+                      "revert", "play", "order", "pay", "buy", "explain", "brainstorm", "rewrite", "proofread",
+                      "paraphrase", "rephrase", "reword"})
 
 
 # Verbs of two or three words, as people say them, read as the one verb they mean ("get rid of the
