@@ -501,7 +501,7 @@ def _name_what_it_is(need: str, before: str) -> str:
     at = _lead(words)
     if at is None or at + 1 >= len(words) or words[at + 1] not in ("it", "them") or action_word(words[at]) is None:
         return need
-    named = next((m.group().strip() for kind in ("url", "path") for m in [_VALUES[kind].search(before)] if m), None)
+    named = next((m.group().strip() for m in (_VALUES["url"].search(before), _VALUES["path"].search(before)) if m), None)
     written = {m.group().lower(): m.group() for m in re.finditer(r"\w+", before)}  # as the step wrote them
     thing = named or " ".join(["the", *(written.get(w, w) for w in object_words(request_words(before)) if action_word(w) is None)])
     return _IT.sub(thing, need, count=1) if thing != "the" else need

@@ -186,7 +186,7 @@ class ToolView:
     server_tokens: frozenset[str]
     action: str | None
     does: frozenset[str] = frozenset()  # actions its name and description's first sentence state
-    words: frozenset[str] = frozenset()  # stemmed words of its name, description and parameters
+    words: frozenset[str] = frozenset()  # stemmed words of its name and description (what it acts on)
     takes: frozenset[str] = frozenset()  # the kinds of value its parameters take (intent.taken_values)
 
     @classmethod
