@@ -10,9 +10,10 @@ action intent.action_word gives.
 
 Words are read in Latin and Cyrillic script from the start of the request (past a few words of
 politeness), and only forms that are no English word are listed ("lies", "change", "retire" are
-not), so an English request that leads with no verb of its own is not misread; Chinese, Japanese and Korean write no spaces and put the verb anywhere (last, in
-Japanese and Korean), so there a verb is found as a substring, and a request naming verbs of two
-different actions ("在搜索框里输入": search box, type) names no single one.
+not), so an English request that leads with no verb of its own is not misread. Chinese, Japanese
+and Korean write no spaces and put the verb anywhere (last, in Japanese and Korean), so there a
+verb is found as a substring, and a request naming verbs of two different actions ("在搜索框里输入":
+search box, type) names no single one.
 """
 
 from __future__ import annotations
@@ -110,6 +111,7 @@ zip: 压缩 圧縮 압축해
 
 
 def _table(text: str) -> dict[str, str]:
+    """Form -> English verb, from lines "verb: form form …" (a line may go on indented)."""
     out: dict[str, str] = {}
     for line in re.sub(r"\n\s+", " ", text.strip()).splitlines():
         verb, forms = line.split(":", 1)
