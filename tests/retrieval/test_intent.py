@@ -12,7 +12,6 @@ from votr_mcp.retrieval.intent import (
     request_object,
     request_values,
     request_words,
-    split_needs,
     taken_values,
     text_actions,
     without_quotes,
@@ -63,29 +62,6 @@ def test_named_tools_finds_identifiers_and_call_names_but_not_plain_words():
     assert is_identifier("git_log") and is_identifier("resolve-library-id") and not is_identifier("fetch")
 
 
-def test_split_needs_keeps_a_single_need_whole_and_splits_sequenced_ones():
-    assert split_needs("list open pull requests") == ["list open pull requests"]
-    assert split_needs("Read the file report.txt and then email it to my boss") == [
-        "Read the file report.txt", "email report.txt to my boss"]  # "it" is what the step before acted on
-    assert split_needs("First, fetch the page. Next, summarise it in French; finally save the summary to notes") == [
-        "fetch the page", "summarise the page in French", "save the summary to notes"]
-    assert len(split_needs("get a b. list c d. send e f. run g h. show i j. find k l", max_needs=3)) == 3
-
-
-def test_next_as_a_time_word_does_not_split_a_need():
-    assert split_needs("Schedule a review meeting next week and then send the invite to the team") == [
-        "Schedule a review meeting next week", "send the invite to the team"]
-    assert split_needs("Export the sales figures, next upload the file to the shared drive") == [
-        "Export the sales figures", "upload the file to the shared drive"]
-
-
-def test_pieces_that_name_no_action_stay_with_their_need():
-    single = "Return the statistics for the connected database. Include details like collection counts and storage size."
-    assert split_needs(single) == [single]
-    assert split_needs("I am preparing a report on EV sales. First, search the web for sales figures. Then email the summary to Bob") == [
-        "I am preparing a report on EV sales search the web for sales figures", "email the summary to Bob"]
-
-
 @pytest.mark.parametrize("text,words", [
     ("zip the reports folder for me", {"report", "folder"}),
     ("please delete these 40 promo messages from my Gmail", {"promo", "message"}),
@@ -108,22 +84,6 @@ def test_long_unbroken_text_is_read_in_time_proportional_to_its_length(pasted):
     assert query_bulk(f"read {pasted} and a.txt, b.txt") == 1 and named_tools(f"call git_log on {pasted}", {"git_log": [0]}) == [0]
 
 
-def test_a_question_before_then_is_a_step_of_its_own_but_a_condition_is_not():
-    assert split_needs("what time is it in Tokyo, then remember that my call with Kenji is at that time") == [
-        "what time is it in Tokyo", "remember that my call with Kenji is at that time"]
-    assert split_needs("First tell me what tables the db has, then show the columns of the orders table") == [
-        "tell me what tables the db has", "show the columns of the orders table"]
-    assert split_needs("if the file exists, then delete it") == ["if the file exists, then delete it"]
-
-
-def test_in_a_sequenced_task_a_comma_before_a_verb_starts_a_step_and_elsewhere_it_does_not():
-    assert split_needs("Open https://shop.example.com in the browser, search for 'usb-c hub', then take a screenshot") == [
-        "Open https://shop.example.com in the browser", "search for 'usb-c hub'", "take a screenshot"]
-    assert split_needs("list issues with offset 0, limit 10, sort by date") == ["list issues with offset 0, limit 10, sort by date"]
-    single = "I want to optimize my website for search engines. Can you give me some suggestions?"
-    assert split_needs(single) == [single]
-
-
 @pytest.mark.parametrize("text,action", [
     ("get rid of the empty folder src/legacy/", "delete"),  # not "get", a read
     ("pull up the entry for 'Project Falcon'", "read"),
@@ -135,11 +95,6 @@ def test_in_a_sequenced_task_a_comma_before_a_verb_starts_a_step_and_elsewhere_i
 ])
 def test_verbs_of_several_words_are_read_as_the_verb_they_mean(text, action):
     assert request_action(text) == action
-
-
-def test_go_to_a_page_starts_a_step_of_its_own():
-    assert split_needs("Go to https://app.example.com/login, fill in the email and password, then hit Sign in") == [
-        "Go to https://app.example.com/login", "fill in the email and password", "hit Sign in"]
 
 
 @pytest.mark.parametrize("text,kinds", [
@@ -219,14 +174,6 @@ def test_a_file_the_request_names_makes_a_file_its_object():
 
     assert {"file", "path"} <= QueryView.of("stage a.py").objects
     assert "file" not in QueryView.of("stage everything").objects
-
-
-def test_a_step_that_acts_on_it_names_what_the_step_before_acted_on():
-    assert split_needs("Find the Linear issue about the 'login loop' bug, then move it to In Progress")[1] == \
-        "move the Linear issue to In Progress"
-    assert split_needs("Go to https://example.com/pricing, then save it as notes/pricing.md")[1] == \
-        "save https://example.com/pricing as notes/pricing.md"
-    assert split_needs("what time is it in Tokyo, then remember it") == ["what time is it in Tokyo", "remember it"]
 
 
 def test_a_service_named_before_a_colon_is_not_read_as_the_verb():

@@ -1,5 +1,5 @@
-"""Query-side rules: singular versus bulk intent, the request's action, exact tool names, and splitting a whole
-task into its needs."""
+"""Query-side rules: singular versus bulk intent, the request's action and object, the values it hands over,
+and exact tool names. Splitting a whole task into its needs reads these rules: retrieval/needs.py."""
 
 from __future__ import annotations
 
@@ -8,8 +8,10 @@ from collections.abc import Collection, Sequence
 
 from votr_mcp.index.tokenize import STOPWORDS, stem, words_of
 
-__all__ = ["ACTIONS", "ACTION_OF", "LITERAL_OPERATIONS", "MAX_WORD_CHARS", "action_word", "bounded", "is_question", "request_action", "text_actions", "is_identifier", "named_tools", "pair_bulk", "query_bulk", "request_object", "request_values", "request_words", "split_needs", "taken_values", "without_quotes",
-           "words_of"]
+__all__ = ["ACTION_OF", "ACTIONS", "LITERAL_OPERATIONS", "MAX_WORD_CHARS", "SYNONYMS", "action_word", "bounded",
+           "first_reference", "is_identifier", "is_question", "lead_at", "named_tools", "object_words", "opens_new",
+           "pair_bulk", "query_bulk", "reads_first", "request_action", "request_object", "request_values",
+           "request_words", "taken_values", "text_actions", "without_quotes", "words_of"]
 
 _BULK_TOOL = frozenset({"all", "batch", "bulk", "many", "multiple", "multi"})
 MAX_WORD_CHARS = 96  # longer unbroken runs (pasted hashes, base64, minified text) carry no intent cue
@@ -43,8 +45,8 @@ OTHER_VERBS = frozenset({"push", "pull", "merge", "rebase", "stash", "clone", "t
                          "sign", "log", "install", "uninstall", "chmod", "mount", "reboot", "shutdown", "kill",
                          "alarm", "remind", "wake", "fork", "star", "like", "follow", "subscribe", "stage",
                          "click", "type", "fill", "capture", "screenshot", "sort", "compare", "reset", "unstage"})
-# Verbs read as another action first (_SYNONYMS, ACTIONS) are not listed above: they never reach it.
-_SYNONYMS = {"wipe": "delete", "forget": "delete", "erase": "delete", "rm": "delete", "jot": "create", "note": "create",
+# Verbs read as another action first (SYNONYMS, ACTIONS) are not listed above: they never reach it.
+SYNONYMS = {"wipe": "delete", "forget": "delete", "erase": "delete", "rm": "delete", "jot": "create", "note": "create",
              "grab": "read", "tell": "read", "give": "read", "open": "read", "visit": "read", "navigate": "read",
              "duplicate": "copy"}
 _FILLER = frozenset({"please", "can", "could", "would", "will", "you", "i", "want", "need", "to", "like", "me", "us",
@@ -112,7 +114,7 @@ LITERAL_OPERATIONS = _LITERAL - {"buy", "pay", "order"}
 def action_word(word: str) -> str | None:
     """The action a verb asks for: the verb itself when it is specific (merge, push, stash) or names
     no class, else its class in ACTIONS (or its synonym's); None for words that are no action."""
-    word = _SYNONYMS.get(word, word)
+    word = SYNONYMS.get(word, word)
     if word in _LITERAL:
         return word
     if word in ACTION_OF:
@@ -126,7 +128,7 @@ _QUESTION = frozenset({"what", "which", "who", "whom", "whose", "when", "where",
                        "were", "do", "does", "did", "has", "have", "any", "anything", "anyone", "whats"})
 
 
-def _lead(words: Sequence[str]) -> int | None:
+def lead_at(words: Sequence[str]) -> int | None:
     """Where a request starts past polite filler ("please could you ..."): within its first six words."""
     return next((i for i, w in enumerate(words[:6]) if w not in _FILLER), None)
 
@@ -138,7 +140,7 @@ def is_question(text: str, words: Sequence[str] | None = None) -> bool:
     if text.rstrip().endswith("?"):
         return True
     words = request_words(text) if words is None else words
-    at = _lead(words)
+    at = lead_at(words)
     return at is not None and words[at] in _QUESTION
 
 
@@ -152,7 +154,7 @@ def reads_first(words: Sequence[str], values: Collection[str]) -> bool:
     """Whether a request (its :func:`request_words`) leads with a verb the agent does itself
     (summarize, translate, explain…) on a URL or a path it gives (``values``: its
     :func:`request_values`), so that the tool it needs is one that reads that thing."""
-    at = _lead(words)
+    at = lead_at(words)
     return at is not None and words[at] in _DIGEST and bool({"url", "path"} & set(values))
 
 
@@ -161,7 +163,7 @@ def request_action(text: str, words: Sequence[str] | None = None) -> str | None:
     commits" -> "push"), when the request starts with one after polite filler; else None.
     ``words``: its :func:`request_words` when the caller has them."""
     words = request_words(text) if words is None else words
-    at = _lead(words)
+    at = lead_at(words)
     if at is None:
         return None
     return "create" if words[at] == "open" and opens_new(words[at + 1:]) else action_word(words[at])
@@ -199,7 +201,7 @@ def request_object(text: str, words: Sequence[str] | None = None) -> frozenset[s
 def object_words(words: Sequence[str], skip: Collection[str] = ()) -> list[str]:
     """What a request's leading verb acts on, as words in order (``words``: its :func:`request_words`):
     up to three content words after the verb, before the first preposition, none of ``skip``."""
-    verb_at = _lead(words)
+    verb_at = lead_at(words)
     if verb_at is None or action_word(words[verb_at]) is None:
         return []
     out: list[str] = []
@@ -255,6 +257,12 @@ def request_values(text: str) -> frozenset[str]:
             kinds.add(kind)
             rest = stripped
     return frozenset(kinds)
+
+
+def first_reference(text: str) -> str | None:
+    """The first URL, else the first file path, a request gives ("https://example.com/pricing", "report.txt")."""
+    found = (_VALUES["url"].search(text), _VALUES["path"].search(text))
+    return next((m.group().strip() for m in found if m), None)
 
 
 def taken_values(parameters: str) -> frozenset[str]:
@@ -388,120 +396,3 @@ def is_identifier(name: str) -> bool:
     """Whether a tool name is written as an identifier (snake, kebab or camel case), so that its
     exact occurrence in a request names the tool rather than a common word ("fetch", "echo")."""
     return _IDENTIFIER.fullmatch(name) is not None
-
-
-# A whole task names its needs in sequence: "do X, then Y", "first X. Next, Y", "X and also Y".
-# A sequencing word ("then", "after that", "finally") says a new step starts whatever follows;
-# punctuation and "and also" only when the piece names an action of its own ("files of 2023. And
-# their sizes" is one need). A bare "and" or comma is no connector: single requests are full of
-# them ("download asset 12345 and type HDRI in 4K", "with offset 0, limit 10, sort by date").
-_SEQUENCE = (r",?\s+(?:and\s+)?then,?\s+|,?\s+(?:and\s+)?after\s+that,?\s+|,?\s+(?:and\s+)?afterwards,?\s+|"
-             r",?\s+(?:and\s+)?(?:finally|lastly),?\s+|,\s+next,?\s+|,?\s+once\s+(?:that's|that\s+is)\s+done,?\s+")
-_OTHER = (r"[.;!?]\s+|\n+|,?\s+and\s+also\s+|,?\s+also,?\s+|,?\s+additionally,?\s+|,?\s+as\s+well\s+as\s+|"
-          r",\s+and\s+")
-_SPLIT = re.compile(f"({_SEQUENCE}|{_OTHER})", re.IGNORECASE)
-_SEQUENCE_ONLY = re.compile(f"^(?:{_SEQUENCE})$", re.IGNORECASE)
-_LEAD = re.compile(r"^(?:first(?:ly)?|second(?:ly)?|third|next|then|finally|lastly|also|and|additionally|moreover|"
-                   r"furthermore|besides|please|could you|can you)(?:[,\s]+|$)", re.IGNORECASE)
-_MIN_WORDS = 3
-# Verbs that start a step, beyond ACTIONS (which the rerank also reads): what people ask agents to do.
-_STEP_VERBS = frozenset({"commit", "push", "pull", "switch", "checkout", "stage", "open", "visit", "navigate",
-                         "click", "fill", "take", "capture", "copy", "sort", "zip", "compare", "jot", "grab"})
-
-
-# Words that open a condition or a time clause, not a step: "if the file exists, then delete it".
-_CONDITION = frozenset({"if", "when", "whenever", "once", "unless", "in", "after", "before", "while", "since", "as"})
-
-
-def _is_verb(word: str) -> bool:
-    return word in ACTION_OF or word in _STEP_VERBS
-
-
-def _leads_step(word: str) -> bool:
-    """Whether a piece's first word starts a step: a verb, or one read as another action ("tell me")."""
-    return _is_verb(word) or word in _STEP_SYNONYMS
-
-
-# Verbs read as another action (_SYNONYMS) that also start a step when they lead a piece ("tell me
-# what tables the db has"); not "note" or "rm", which are more often nouns or names. Inside a piece
-# they name no step: "I want to optimize my site. Can you give me suggestions?" is one request.
-_STEP_SYNONYMS = frozenset(_SYNONYMS) - {"note", "rm"}
-
-# In a task that has a sequencing word, a comma before a verb also starts a step: "open the shop
-# page, search for 'usb-c hub', then take a screenshot" (three steps). Without one, a comma stays
-# inside a request ("with offset 0, limit 10, sort by date").
-_COMMA_VERB = re.compile(r"(,\s+)(?=(?:" + "|".join(sorted({*ACTION_OF, *_STEP_VERBS, *_STEP_SYNONYMS}, key=len, reverse=True)) + r")\b)",
-                         re.IGNORECASE)
-
-
-def split_needs(query: str, max_needs: int = 5) -> list[str]:
-    """The needs a whole-task query names, in order; a query naming one need gives ``[query]``.
-
-    After a sequencing word ("then", "after that", "finally") a piece of two words or more is a
-    need of its own (the first one too when it starts with a verb: "check git status and then
-    commit"); after punctuation or "and also" only a piece of three words or more that names an
-    action (:data:`ACTIONS` or a step verb). Anything else ("include the storage size", "it is for
-    a report") is an object, condition or context and is glued to the need before it, or to the
-    first need when it comes first. On dev rows the action check stopped splitting most single
-    requests (MCP-Zero 5.6% -> 0.9% of queries; every split embeds more texts).
-    """
-    parts = _SPLIT.split(query)
-    if any(_SEQUENCE_ONLY.match(p) for p in parts[1::2]):
-        parts = [q for j, part in enumerate(parts) for q in (_COMMA_VERB.split(part) if j % 2 == 0 else [part])]
-    pieces: list[tuple[str, str, bool]] = []  # (connector before it, text, a sequencing word came before it)
-    sequenced, connector = False, ""
-    for j, part in enumerate(parts):
-        if j % 2 == 1:
-            sequenced = sequenced or bool(_SEQUENCE_ONLY.match(part))
-            connector += part
-            continue
-        text = _LEAD.sub("", part.strip(" ,.;")).strip()
-        if text:  # a bare "First," or "Next," passes its connector on to what follows
-            pieces.append((connector, text, sequenced))
-            sequenced, connector = False, ""
-    # The first piece starts a step by itself when the next one follows a sequencing word.
-    first_sequenced = len(pieces) > 1 and pieces[1][2]
-    needs: list[str] = []
-    context: list[str] = []  # pieces before the first need
-    for index, (connector, piece, after_sequence) in enumerate(pieces):
-        words = request_words(piece)
-        n = len(piece.split())
-        named = n >= _MIN_WORDS and any(_is_verb(w) for w in words)
-        if index == 0 and first_sequenced:
-            # Before "then", a piece of its own is a step ("what time is it in Tokyo, then remember
-            # it"), unless it is a condition ("if it exists, then delete it").
-            starts = n >= 2 and (bool(words) and _leads_step(words[0]) or named or
-                                 n >= _MIN_WORDS and bool(words) and words[0] not in _CONDITION)
-        else:
-            starts = (after_sequence and n >= 2 and bool(needs)) or named
-        if starts:
-            needs.append(" ".join([*context, piece]) if not needs and context else piece)
-            context = []
-        elif needs:
-            needs[-1] = f"{needs[-1]}{connector or ' '}{piece}"
-        else:
-            context.append(piece)
-    if len(needs) <= 1:
-        return [query]
-    if len(needs) > max_needs:
-        needs = needs[: max_needs - 1] + [" ".join(needs[max_needs - 1 :])]
-    for i in range(1, len(needs)):
-        needs[i] = _name_what_it_is(needs[i], needs[i - 1])
-    return needs
-
-
-_IT = re.compile(r"\b(?:it|them)\b", re.IGNORECASE)
-
-
-def _name_what_it_is(need: str, before: str) -> str:
-    """``need`` with the "it" its verb acts on replaced by what the need before acted on (the URL or file
-    it named, else its object): alone, "move it to In Progress" says nothing of the Linear issue found
-    one step before, nor "mark it as completed" of the todo item just created."""
-    words = request_words(need)
-    at = _lead(words)
-    if at is None or at + 1 >= len(words) or words[at + 1] not in ("it", "them") or action_word(words[at]) is None:
-        return need
-    named = next((m.group().strip() for m in (_VALUES["url"].search(before), _VALUES["path"].search(before)) if m), None)
-    written = {m.group().lower(): m.group() for m in re.finditer(r"\w+", before)}  # as the step wrote them
-    thing = named or " ".join(["the", *(written.get(w, w) for w in object_words(request_words(before)) if action_word(w) is None)])
-    return _IT.sub(thing, need, count=1) if thing != "the" else need

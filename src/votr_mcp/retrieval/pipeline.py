@@ -34,8 +34,8 @@ from votr_mcp.retrieval.config import RetrievalConfig
 from votr_mcp.retrieval.features import ToolFeatures
 from votr_mcp.retrieval.fusion import fuse, fused_head, whole_vector
 from votr_mcp.retrieval.handoff import HandOff
-from votr_mcp.retrieval.intent import split_needs
 from votr_mcp.retrieval.merge import cohere_needs, merge_task
+from votr_mcp.retrieval.needs import split_needs
 from votr_mcp.retrieval.query_adapter import Adapts, shipped_adapter
 from votr_mcp.retrieval.ranking import Adjust
 from votr_mcp.retrieval.rerank import QueryView, RerankModel, shipped_rerank

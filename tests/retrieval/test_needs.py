@@ -1,0 +1,53 @@
+from votr_mcp.retrieval.needs import split_needs
+
+
+def test_split_needs_keeps_a_single_need_whole_and_splits_sequenced_ones():
+    assert split_needs("list open pull requests") == ["list open pull requests"]
+    assert split_needs("Read the file report.txt and then email it to my boss") == [
+        "Read the file report.txt", "email report.txt to my boss"]  # "it" is what the step before acted on
+    assert split_needs("First, fetch the page. Next, summarise it in French; finally save the summary to notes") == [
+        "fetch the page", "summarise the page in French", "save the summary to notes"]
+    assert len(split_needs("get a b. list c d. send e f. run g h. show i j. find k l", max_needs=3)) == 3
+
+
+def test_next_as_a_time_word_does_not_split_a_need():
+    assert split_needs("Schedule a review meeting next week and then send the invite to the team") == [
+        "Schedule a review meeting next week", "send the invite to the team"]
+    assert split_needs("Export the sales figures, next upload the file to the shared drive") == [
+        "Export the sales figures", "upload the file to the shared drive"]
+
+
+def test_pieces_that_name_no_action_stay_with_their_need():
+    single = "Return the statistics for the connected database. Include details like collection counts and storage size."
+    assert split_needs(single) == [single]
+    assert split_needs("I am preparing a report on EV sales. First, search the web for sales figures. Then email the summary to Bob") == [
+        "I am preparing a report on EV sales search the web for sales figures", "email the summary to Bob"]
+
+
+def test_a_question_before_then_is_a_step_of_its_own_but_a_condition_is_not():
+    assert split_needs("what time is it in Tokyo, then remember that my call with Kenji is at that time") == [
+        "what time is it in Tokyo", "remember that my call with Kenji is at that time"]
+    assert split_needs("First tell me what tables the db has, then show the columns of the orders table") == [
+        "tell me what tables the db has", "show the columns of the orders table"]
+    assert split_needs("if the file exists, then delete it") == ["if the file exists, then delete it"]
+
+
+def test_in_a_sequenced_task_a_comma_before_a_verb_starts_a_step_and_elsewhere_it_does_not():
+    assert split_needs("Open https://shop.example.com in the browser, search for 'usb-c hub', then take a screenshot") == [
+        "Open https://shop.example.com in the browser", "search for 'usb-c hub'", "take a screenshot"]
+    assert split_needs("list issues with offset 0, limit 10, sort by date") == ["list issues with offset 0, limit 10, sort by date"]
+    single = "I want to optimize my website for search engines. Can you give me some suggestions?"
+    assert split_needs(single) == [single]
+
+
+def test_go_to_a_page_starts_a_step_of_its_own():
+    assert split_needs("Go to https://app.example.com/login, fill in the email and password, then hit Sign in") == [
+        "Go to https://app.example.com/login", "fill in the email and password", "hit Sign in"]
+
+
+def test_a_step_that_acts_on_it_names_what_the_step_before_acted_on():
+    assert split_needs("Find the Linear issue about the 'login loop' bug, then move it to In Progress")[1] == \
+        "move the Linear issue to In Progress"
+    assert split_needs("Go to https://example.com/pricing, then save it as notes/pricing.md")[1] == \
+        "save https://example.com/pricing as notes/pricing.md"
+    assert split_needs("what time is it in Tokyo, then remember it") == ["what time is it in Tokyo", "remember it"]
