@@ -190,12 +190,12 @@ _NOT_OBJECT = frozenset({"a", "an", "the", "my", "our", "your", "this", "these",
 _OBJECT_WORDS = 3
 
 
-def request_object(text: str, words: Sequence[str] | None = None) -> frozenset[str]:
+def request_object(text: str) -> frozenset[str]:
     """The stemmed words of what the request's leading verb acts on ("zip the reports folder for me" ->
     {report, folder}): up to three content words after the verb, before the first preposition, names
-    left out. Empty when the request does not lead with a verb. ``words``: its :func:`request_words`
-    when the caller has them."""
-    return frozenset(stem(w) for w in object_words(request_words(text) if words is None else words, _names(text)))
+    and the values it hands over left out ("delete the file old_notes.txt" -> {file}, not notes).
+    Empty when the request does not lead with a verb."""
+    return frozenset(stem(w) for w in object_words(request_words(_values_taken(text)[1]), _names(text)))
 
 
 def object_words(words: Sequence[str], skip: Collection[str] = ()) -> list[str]:
@@ -205,7 +205,10 @@ def object_words(words: Sequence[str], skip: Collection[str] = ()) -> list[str]:
     if verb_at is None or action_word(words[verb_at]) is None:
         return []
     out: list[str] = []
-    for word in words[verb_at + 1 : verb_at + 12]:
+    after = words[verb_at + 1 : verb_at + 12]
+    for at, word in enumerate(after):
+        if not out and _opens_clause(word, after[at + 1 : at + 2], skip):
+            return []  # "remember that Alice works at Acme", "forget everything you know about X": no thing named
         if word in _OBJECT_END:
             if out:
                 break
@@ -216,6 +219,19 @@ def object_words(words: Sequence[str], skip: Collection[str] = ()) -> list[str]:
         if len(out) == _OBJECT_WORDS:
             break
     return out
+
+
+# What a verb takes when its object is a statement or is left open, not a kind of thing.
+_UNSAID = frozenset({"everything", "anything", "something", "stuff", "things"})
+
+
+def _opens_clause(word: str, next_word: Sequence[str], names: Collection[str]) -> bool:
+    """Whether ``word``, the first after the verb, opens a statement ("that Alice works at Acme") or
+    leaves the thing open ("everything you know"), where "that file" names one."""
+    if word in _UNSAID:
+        return True
+    return word == "that" and (not next_word or next_word[0] in STOPWORDS or next_word[0] in _NOT_OBJECT
+                               or next_word[0] in names)
 
 
 _CAPITALISED = re.compile(r"\b[A-Z][a-z]+\b")
@@ -249,6 +265,11 @@ _TAKES = {
 
 def request_values(text: str) -> frozenset[str]:
     """The kinds of value a request gives (url, email, path, time): what its tool must take."""
+    return _values_taken(text)[0]
+
+
+def _values_taken(text: str) -> tuple[frozenset[str], str]:
+    """The kinds of value a request gives, and its text with those values taken out."""
     kinds: set[str] = set()
     rest = bounded(text)
     for kind, pattern in _VALUES.items():  # each value found is taken out, so no later kind reads it again
@@ -256,7 +277,7 @@ def request_values(text: str) -> frozenset[str]:
         if stripped != rest:
             kinds.add(kind)
             rest = stripped
-    return frozenset(kinds)
+    return frozenset(kinds), rest
 
 
 def first_reference(text: str) -> str | None:

@@ -170,9 +170,9 @@ class QueryView:
         values = request_values(text)
         if verb is not None and reads_first(words, values):
             verb, actions = "read", actions | {"read"}  # "summarize https://…" needs the page read (intent.reads_first)
-        objects = request_object(text, words)
-        if objects and "path" in values:
-            objects |= {"file", "path"}
+        objects = request_object(text)
+        if verb is not None and "path" in values:
+            objects |= {"file", "path"}  # "stage a.py": the file names are taken out of the object, a file is it
         return cls(frozenset(tokens if tokens is not None else content_tokens(text)), f" {' '.join(words)} ",
                    first, actions, query_bulk(text), verb, objects, values)
 
