@@ -14,6 +14,7 @@ from votr_mcp.retrieval.intent import (
     request_words,
     taken_values,
     text_actions,
+    unwritten_verb,
     without_quotes,
 )
 
@@ -167,6 +168,23 @@ def test_a_tool_described_by_a_verbs_ing_form_does_that_action():
 def test_names_and_quantifiers_are_no_kind_of_object():
     assert request_object("forget everything about Bob") == set()
     assert request_object("Email Bob the report") == {"report"}
+
+
+def test_a_statement_or_a_file_name_is_no_kind_of_object():
+    assert request_object("remember that my dentist is Dr. Kim") == set()
+    assert request_object("delete that file") == {"file"}  # "that" names the thing here
+    assert request_object("delete the file old_notes.txt") == {"file"}  # not "old", "note"
+
+
+@pytest.mark.parametrize(("text", "verb"), [
+    ("forget everything about Bob", "delete"), ("please get rid of the empty folder", "delete"),
+    ("jot down that the meeting moved", "create"), ("turn off logging", "disable"),
+    ("delete the file", None),  # written plainly
+    ("tell me the time in Tokyo", None), ("grab the page", None),  # reading's many words name no tool
+    ("what is a closure", None),
+])
+def test_the_plain_verb_a_request_means_but_does_not_write(text, verb):
+    assert unwritten_verb(text) == verb
 
 
 def test_a_file_the_request_names_makes_a_file_its_object():

@@ -11,7 +11,7 @@ from votr_mcp.index.tokenize import STOPWORDS, stem, words_of
 __all__ = ["ACTION_OF", "ACTIONS", "LITERAL_OPERATIONS", "MAX_WORD_CHARS", "SYNONYMS", "action_word", "bounded",
            "first_reference", "is_identifier", "is_question", "lead_at", "named_tools", "object_words", "opens_new",
            "pair_bulk", "query_bulk", "reads_first", "request_action", "request_object", "request_values",
-           "request_words", "taken_values", "text_actions", "without_quotes", "words_of"]
+           "request_words", "taken_values", "text_actions", "unwritten_verb", "without_quotes", "words_of"]
 
 _BULK_TOOL = frozenset({"all", "batch", "bulk", "many", "multiple", "multi"})
 MAX_WORD_CHARS = 96  # longer unbroken runs (pasted hashes, base64, minified text) carry no intent cue
@@ -126,6 +126,22 @@ def action_word(word: str) -> str | None:
 # module?", "what did I change since the last add?"): it reads.
 _QUESTION = frozenset({"what", "which", "who", "whom", "whose", "when", "where", "why", "how", "is", "are", "was",
                        "were", "do", "does", "did", "has", "have", "any", "anything", "anyone", "whats"})
+
+
+def unwritten_verb(text: str) -> str | None:
+    """The plain verb a request means but does not write, for word matching to find it in the tools'
+    texts: "forget Bob" and "get rid of the folder" mean delete, "jot down" means create. None when
+    the request writes its verb plainly, or means one of reading's many words (tell, grab, pull up),
+    which names no tool better than the words around it."""
+    written = words_of(_NAMED_FIRST.sub("", text, count=1))
+    words = request_words(text)
+    at = lead_at(words)
+    if at is None:
+        return None
+    meant = SYNONYMS.get(words[at], words[at])
+    if at < len(written) and meant == written[at] or ACTION_OF.get(meant) == "read":
+        return None
+    return meant if action_word(meant) is not None else None
 
 
 def lead_at(words: Sequence[str]) -> int | None:
