@@ -78,6 +78,11 @@ def test_a_near_miss_for_another_thing_is_seen_when_the_tools_with_that_action_n
     assert other["object_supported"] == 0.0 and sheet["object_supported"] == 1.0
 
 
+def test_what_a_request_looks_for_is_no_object_check(registry):
+    # A search tool says what kind of thing it finds, not every thing one looks for.
+    assert registry.search("find my old tax receipts from 2019").evidence["object_supported"] == 1.0
+
+
 def test_a_request_for_something_no_tool_does_is_refused_and_the_real_thing_is_not(registry):
     assert registry.search("book a flight to Paris").abstained
     assert not registry.search("show the last 3 commits of my repository").abstained

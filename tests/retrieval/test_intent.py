@@ -15,6 +15,7 @@ from votr_mcp.retrieval.intent import (
     taken_values,
     text_actions,
     unwritten_verb,
+    verb_words,
     without_quotes,
 )
 
@@ -33,6 +34,7 @@ def test_query_bulk_reads_many_versus_one():
     "delete 12 old drafts",
     "lösche alle Entwürfe",
     "すべてのメールを削除して",
+    "make tasks for 'write spec', 'review spec' and 'ship it'",
 ])
 def test_query_bulk_reads_how_people_ask_for_many(text):
     assert query_bulk(text) == 1
@@ -52,6 +54,25 @@ def test_pair_bulk_marks_only_tools_that_have_a_sibling_for_the_other_count():
     tools = [("gmail", "delete_email"), ("gmail", "batch_delete_emails"), ("fs", "read_file"),
              ("fs", "read_multiple_files"), ("git", "git_log"), ("db", "list_tables"), ("other", "delete_emails")]
     assert pair_bulk(tools) == [-1, 1, -1, 1, 0, 0, 0]
+
+
+def test_a_batch_tool_that_leaves_its_object_unsaid_pairs_with_the_tool_saying_one_more_word():
+    tools = [("cms", "bulk_publish"), ("cms", "publish_entry"), ("cms", "publish_content_type"), ("api", "all"),
+             ("api", "detect")]
+    assert pair_bulk(tools) == [1, -1, 0, 0, 0]  # a bare "all" names no operation to pair
+
+
+def test_quoted_titles_are_no_cue_of_many():
+    assert query_bulk("I'm sure and don't care, won't wait") == 0
+
+
+@pytest.mark.parametrize(("words", "verbs"), [
+    ("put it in the launch list", ["put", "it", "in", "the"]),
+    ("read the file then delete it", ["read", "the", "then", "delete", "it"]),
+    ("show the export settings", ["show", "the"]),
+])
+def test_the_words_after_a_determiner_name_a_thing_not_an_action(words, verbs):
+    assert verb_words(words.split()) == verbs
 
 
 def test_named_tools_finds_identifiers_and_call_names_but_not_plain_words():

@@ -79,7 +79,9 @@ def evidence(f: Fused, order: NDArray[np.intp], query: QueryView, views: Sequenc
     conflict = bool(query.actions) and tool.action is not None and tool.action not in query.actions
     head = [views[int(i)] for i in order[:SUPPORT_DEPTH]]
     supported = query.verb is None or any(query.verb in v.does for v in head)
-    object_supported = query.verb is None or not query.objects or any(
+    # Reading is checked by its action only: a search tool says "products", not every product one
+    # looks for ("find a laptop within my budget"); a tool that changes things says what it changes.
+    object_supported = query.verb in (None, "read") or not query.objects or any(
         query.verb in v.does and query.objects & v.words for v in head)
     return {
         "top_cosine": top,

@@ -11,7 +11,7 @@ from votr_mcp.index.tokenize import STOPWORDS, stem, words_of
 __all__ = ["ACTION_OF", "ACTIONS", "LITERAL_OPERATIONS", "MAX_WORD_CHARS", "SYNONYMS", "action_word", "bounded",
            "first_reference", "is_identifier", "is_question", "lead_at", "named_tools", "object_words", "opens_new",
            "pair_bulk", "query_bulk", "reads_first", "request_action", "request_object", "request_values",
-           "request_words", "taken_values", "text_actions", "unwritten_verb", "without_quotes", "words_of"]
+           "request_words", "taken_values", "text_actions", "unwritten_verb", "verb_words", "without_quotes", "words_of"]
 
 _BULK_TOOL = frozenset({"all", "batch", "bulk", "many", "multiple", "multi"})
 MAX_WORD_CHARS = 96  # longer unbroken runs (pasted hashes, base64, minified text) carry no intent cue
@@ -128,6 +128,29 @@ _QUESTION = frozenset({"what", "which", "who", "whom", "whose", "when", "where",
                        "were", "do", "does", "did", "has", "have", "any", "anything", "anyone", "whats"})
 
 
+_DETERMINERS = frozenset({"the", "a", "an", "my", "your", "our", "their", "its", "his", "her", "this", "these", "those"})
+_JOINS = frozenset({"and", "then", "or", "but", "also", "to"})
+_NOUN_SPAN = 2  # the words after a determiner that are its noun phrase ("the export settings", "the Launch list")
+
+
+def verb_words(words: Sequence[str]) -> list[str]:
+    """A request's words (:func:`request_words`) that may be verbs: not the few words after a
+    determiner, which name a thing ("put it in the Launch list", "show the export settings"), up
+    to a joining word ("read the file then delete it" keeps delete)."""
+    out: list[str] = []
+    inside = 0
+    for word in words:
+        if word in _DETERMINERS:
+            inside = _NOUN_SPAN
+        elif word in _JOINS:
+            inside = 0
+        elif inside:
+            inside -= 1
+            continue
+        out.append(word)
+    return out
+
+
 def unwritten_verb(text: str) -> str | None:
     """The plain verb a request means but does not write, for word matching to find it in the tools'
     texts: "forget Bob" and "get rid of the folder" mean delete, "jot down" means create. None when
@@ -209,9 +232,10 @@ _OBJECT_WORDS = 3
 def request_object(text: str) -> frozenset[str]:
     """The stemmed words of what the request's leading verb acts on ("zip the reports folder for me" ->
     {report, folder}): up to three content words after the verb, before the first preposition, names
-    and the values it hands over left out ("delete the file old_notes.txt" -> {file}, not notes).
+    and the values and titles it hands over left out ("delete the file old_notes.txt" -> {file}, not
+    notes; "create a task 'Update pricing page'" -> {task}).
     Empty when the request does not lead with a verb."""
-    return frozenset(stem(w) for w in object_words(request_words(_values_taken(text)[1]), _names(text)))
+    return frozenset(stem(w) for w in object_words(request_words(without_quotes(_values_taken(text)[1])), _names(text)))
 
 
 def object_words(words: Sequence[str], skip: Collection[str] = ()) -> list[str]:
@@ -335,9 +359,11 @@ _NUMBER_WORDS = r"(?:two|three|four|five|six|seven|eight|nine|ten|dozen|twenty|t
 _COUNTED = re.compile(rf"\b{_NUMBER_WORDS}\s+(?:[a-z-]+\s+){{0,2}}[a-z]+s\b", re.IGNORECASE)
 _NOT_COUNTED = re.compile(r"\b(?:minutes|hours|days|weeks|months|years|seconds|times|percent|pixels|px|rows|columns|"
                           r"lines|words|characters|chars|results|items per page)\b", re.IGNORECASE)
-# Two or more ids, paths or file names in a list: "a.txt, b.txt and c.txt", "#12, #13".
+# Two or more ids, paths, file names or quoted titles in a list: "a.txt, b.txt and c.txt", "#12, #13",
+# "'write spec', 'review spec' and 'ship it'".
 _ITEM = r"(?:[\w./-]+\.\w{1,5}|#?\d{2,}|[\w-]*\d[\w-]*)"
-_LISTED = re.compile(rf"{_ITEM}\s*(?:,|and|&)\s*{_ITEM}", re.IGNORECASE)
+_QUOTED_ITEM = r"(?<!\w)(?:'[^'\n]{1,80}'|\"[^\"\n]{1,80}\"|“[^”\n]{1,80}”)(?!\w)"
+_LISTED = re.compile(rf"{_ITEM}\s*(?:,|and|&)\s*{_ITEM}|{_QUOTED_ITEM}\s*(?:,|and|&)\s*{_QUOTED_ITEM}", re.IGNORECASE)
 _FILE = re.compile(r"[\w-]+\.[a-z][a-z0-9]{0,4}\b", re.IGNORECASE)
 _SINGLE_CUES = re.compile(r"\b(?:a|an|one|single|this|that|specific|particular|just the)\b", re.IGNORECASE)
 
@@ -400,7 +426,29 @@ def pair_bulk(tools: list[tuple[str, str]]) -> list[int]:
         if kinds == {True, False}:
             for i in members:
                 out[i] = 1 if marked[i] else -1
+    _pair_named_batches(tools, core, marked, out)
     return out
+
+
+def _pair_named_batches(tools: list[tuple[str, str]], core: dict[tuple[str, frozenset[str]], list[int]],
+                        marked: list[bool], out: list[int]) -> None:
+    """Pairs a batch tool whose name leaves its object unsaid with the one-item tools that say one
+    more word: ``bulk_publish`` with ``publish_entry`` (not with ``publish_content_type``)."""
+    singles: dict[str, list[tuple[frozenset[str], list[int]]]] = {}
+    for (server, words), members in core.items():
+        single = [i for i in members if not marked[i]]
+        if single:
+            singles.setdefault(server, []).append((words, single))
+    for (server, words), members in core.items():
+        for i in members:
+            if out[i] != 0 or not words or not set(words_of(tools[i][1])) & _BULK_TOOL:
+                continue
+            paired = [j for other, single in singles.get(server, ()) if words < other and len(other - words) == 1
+                      for j in single]
+            if paired:
+                out[i] = 1
+                for j in paired:
+                    out[j] = -1 if out[j] == 0 else out[j]
 
 
 def named_tools(query: str, names: dict[str, list[int]]) -> list[int]:

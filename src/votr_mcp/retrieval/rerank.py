@@ -68,6 +68,8 @@ from votr_mcp.retrieval.intent import (
     request_words,
     taken_values,
     text_actions,
+    verb_words,
+    without_quotes,
     words_of,
 )
 from votr_mcp.retrieval.language import is_english
@@ -159,12 +161,14 @@ class QueryView:
         """``tokens``: the text's :func:`tokenize` tokens when the caller has them already."""
         words = request_words(text)
         verb = request_action(text, words)
-        first = action_of(words)
+        # "create tasks 'review spec' and 'ship it' in the Launch list" reviews, ships, launches and lists nothing
+        asked = verb_words(request_words(without_quotes(text)))
+        first = action_of(asked)
         # "lösche die Datei", "crea una carpeta", "report 폴더에 있는 pdf 파일 전부 찾아줘" (a folder, then find)
         said = foreign_verb(text) if verb is None or not is_english(text) else None
         if said is not None:
             verb = first = action_word(said)
-        actions = frozenset(a for a in (ACTION_OF.get(w) for w in words) if a is not None) | ({verb} if verb else set())
+        actions = frozenset(a for a in (ACTION_OF.get(w) for w in asked) if a is not None) | ({verb} if verb else set())
         if verb is None and is_question(text, words):
             first, actions = "read", frozenset({"read"})  # a question asks to be told (intent.is_question)
         values = request_values(text)
