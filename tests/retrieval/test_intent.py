@@ -1,6 +1,7 @@
 import pytest
 
 from votr_mcp.retrieval.intent import (
+    asked_words,
     is_identifier,
     is_question,
     named_tools,
@@ -48,6 +49,7 @@ def test_query_bulk_reads_one(text):
 def test_durations_and_sizes_are_not_counts_of_things():
     assert query_bulk("wait 5 seconds") == 0
     assert query_bulk("what time is it in Tokyo") == 0
+    assert query_bulk("how many docs in the orders collection are pending?") == 0  # a count, not a batch
 
 
 def test_pair_bulk_marks_only_tools_that_have_a_sibling_for_the_other_count():
@@ -189,6 +191,10 @@ def test_a_tool_described_by_a_verbs_ing_form_does_that_action():
 def test_names_and_quantifiers_are_no_kind_of_object():
     assert request_object("forget everything about Bob") == set()
     assert request_object("Email Bob the report") == {"report"}
+
+
+def test_word_matching_reads_neither_quotes_nor_the_how_many_of_a_count():
+    assert asked_words("how many docs have status 'pending'?").split() == ["docs", "have", "status", "?"]
 
 
 def test_a_statement_or_a_file_name_is_no_kind_of_object():

@@ -23,7 +23,7 @@ from votr_mcp.index.tokenize import tokenize
 from votr_mcp.retrieval.config import RetrievalConfig
 from votr_mcp.retrieval.formulas import gap_normalised, rrf, top_k
 from votr_mcp.retrieval.foreign_verbs import foreign_verb
-from votr_mcp.retrieval.intent import unwritten_verb, without_quotes
+from votr_mcp.retrieval.intent import asked_words, unwritten_verb
 from votr_mcp.retrieval.language import is_english
 
 __all__ = ["DenseScores", "Fused", "ServerCosines", "dense_scores", "fuse", "fused_head", "sparse_queries", "whole_vector"]
@@ -195,7 +195,7 @@ def fuse(text: str, vec: NDArray[np.float32] | None, lexical_index: LexicalIndex
             np.add.at(fused, order, weight * gap_normalised(s[order]))
 
     # The word-matching lists read what the request asks, not the titles and messages it quotes.
-    asked = without_quotes(text)
+    asked = asked_words(text)
     meant = unwritten_verb(text) or (foreign_verb(text) if not is_english(text) else None)
     if meant is not None:
         asked = f"{asked} {meant}"  # "forget Bob", "lösche die Datei": the tools' texts say delete

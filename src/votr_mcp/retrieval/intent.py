@@ -8,10 +8,11 @@ from collections.abc import Collection, Sequence
 
 from votr_mcp.index.tokenize import STOPWORDS, stem, words_of
 
-__all__ = ["ACTION_OF", "ACTIONS", "LITERAL_OPERATIONS", "MAX_WORD_CHARS", "SYNONYMS", "action_word", "bounded",
+__all__ = ["ACTION_OF", "ACTIONS", "LITERAL_OPERATIONS", "MAX_WORD_CHARS", "SYNONYMS", "action_word", "asked_words", "bounded",
            "first_reference", "is_identifier", "is_question", "lead_at", "named_tools", "object_words", "opens_new",
            "pair_bulk", "query_bulk", "reads_first", "request_action", "request_object", "request_values",
-           "request_words", "taken_values", "text_actions", "unwritten_verb", "verb_words", "without_quotes", "words_of"]
+           "request_words", "taken_values", "text_actions", "unwritten_verb", "verb_words", "without_quotes",
+           "words_of"]
 
 _BULK_TOOL = frozenset({"all", "batch", "bulk", "many", "multiple", "multi"})
 MAX_WORD_CHARS = 96  # longer unbroken runs (pasted hashes, base64, minified text) carry no intent cue
@@ -351,7 +352,7 @@ def _gerund_action(word: str) -> str | None:
 # plural thing ("these 40 promo messages", "3 files"), or a list of items. Checked before the
 # singular cues, so "in one go" is not read as "one".
 _BULK_CUES = re.compile(
-    r"\b(?:all|every|everyone|everybody|everything|each|multiple|several|many|batch|bulk|both|these|those|in one go|in one shot|at once|"
+    r"\b(?:all|every|everyone|everybody|everything|each|multiple|several|(?<!how )many|batch|bulk|both|these|those|in one go|in one shot|at once|"
     r"in one batch|in a batch|together|en masse|alle|sämtliche|todos|todas|tous|toutes|tutti|tutte|все|всех)\b"
     r"|全部|すべて|全て|一括|所有|批量|모든|전부",
     re.IGNORECASE)
@@ -469,6 +470,15 @@ _IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[_.-]+[A-Za-z0-9]+)+|[a-z]+(?:
 # Spans a request quotes: the title, message or search terms it hands over, not words of what it asks.
 # An opening straight quote follows no letter and a closing one precedes none (I'm, Messi's).
 _QUOTED = re.compile(r"(?<!\w)'([^'\n]{3,}?)'(?!\w)|\"([^\"\n]{3,}?)\"|«([^»\n]{3,}?)»|“([^”\n]{3,}?)”|‘([^’\n]{3,}?)’")
+
+
+_COUNT_QUESTION = re.compile(r"\bhow (?:many|much)\b", re.IGNORECASE)
+
+
+def asked_words(text: str) -> str:
+    """What word matching reads of a request: :func:`without_quotes`, and without the "how many" of a
+    question that asks for a count ("how many docs are pending" is no match for ``update-many``)."""
+    return _COUNT_QUESTION.sub(" ", without_quotes(text))
 
 
 def without_quotes(text: str) -> str:
