@@ -3,6 +3,7 @@ with what calibration reads."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, overload
@@ -16,7 +17,7 @@ from votr_mcp.retrieval.config import RetrievalConfig
 from votr_mcp.retrieval.intent import is_identifier, named_tools, pair_bulk, query_bulk
 from votr_mcp.retrieval.rerank import ToolView
 
-__all__ = ["ToolFeatures", "ToolViews", "Ranking", "by_request"]
+__all__ = ["ToolFeatures", "ToolViews", "Ranking", "by_request", "replacements"]
 
 
 class ToolViews(Sequence[ToolView]):
@@ -69,6 +70,7 @@ class ToolFeatures:
     views: Sequence[ToolView]
     bulk: NDArray[np.int8]
     names: dict[str, list[int]]
+    replaced: dict[int, int] = field(default_factory=dict)  # a deprecated tool -> the one its server says to use
 
     @classmethod
     def of(cls, tools: Sequence[Tool], views: Sequence[ToolView] | None = None) -> ToolFeatures:
@@ -77,7 +79,7 @@ class ToolFeatures:
             if is_identifier(t.name):
                 names.setdefault(t.name.lower(), []).append(i)
         bulk = np.array(pair_bulk([(t.server, t.name) for t in tools]), dtype=np.int8)
-        return cls(views if views is not None else ToolViews(tools), bulk, names)
+        return cls(views if views is not None else ToolViews(tools), bulk, names, replacements(tools))
 
     def restack(self, tools: Sequence[Tool], rows: Sequence[int | None]) -> ToolFeatures:
         """Features for ``tools``, where ``rows[i]`` is tool i's old position (None: a new tool).
@@ -85,6 +87,21 @@ class ToolFeatures:
         made = self.views.made(rows) if isinstance(self.views, ToolViews) else {
             j: self.views[r] for j, r in enumerate(rows) if r is not None}
         return ToolFeatures.of(tools, ToolViews(tools, made))
+
+
+# "DEPRECATED: Use read_text_file instead." (server-filesystem's read_file)
+_REPLACED_BY = re.compile(r"\bdeprecated\b[^.]{0,80}?\buse\s+[`'\"]?([A-Za-z_][\w.-]*[A-Za-z0-9_])", re.IGNORECASE)
+
+
+def replacements(tools: Sequence[Tool]) -> dict[int, int]:
+    """Deprecated tools whose description names the tool of their server to use instead: each one's
+    position -> that tool's position. (A substring test first: the pattern alone took 0.25 s at 100k.)"""
+    said = {i: found.group(1) for i, t in enumerate(tools) if "eprecat" in t.description or "EPRECAT" in t.description
+            for found in [_REPLACED_BY.search(t.description)] if found}
+    if not said:
+        return {}
+    at = {(t.server, t.name): i for i, t in enumerate(tools)}
+    return {i: j for i, name in said.items() for j in [at.get((tools[i].server, name))] if j is not None and j != i}
 
 
 def _view(tool: Tool) -> ToolView:
@@ -105,9 +122,11 @@ def by_request(text: str, ranked: NDArray[np.intp], features: ToolFeatures, serv
     """The ranked list reordered by what the request says outright: a tool it names as an identifier
     comes first (``exact_names``); when it asks for many at once (or for one) and a tool of a
     singular/bulk pair leads, its sibling on the same server that matches the count goes before it
-    (``intent``). Moving a tool that does the request's leading verb to the top lost top-1 on every
+    (``intent``); a deprecated tool goes after the tool its server says to use instead (inserted when
+    not ranked). Moving a tool that does the request's leading verb to the top lost top-1 on every
     dev set (window 3: human-registry .654 -> .636, MetaTool .650 -> .607), so that is not done."""
     out = [int(i) for i in ranked]
+    named: list[int] = []
     if cfg.exact_names:
         named = [i for i in named_tools(text, features.names) if allowed is None or allowed[i]]
         if named:
@@ -123,4 +142,9 @@ def by_request(text: str, ranked: NDArray[np.intp], features: ToolFeatures, serv
                 out.remove(sibling)
                 out.insert(a, sibling)
             break
+    for i, j in features.replaced.items():  # a deprecated tool goes after the one its server says to use
+        if i in out and i not in named and (allowed is None or allowed[j]):
+            if j in out:
+                out.remove(j)
+            out.insert(out.index(i), j)
     return np.array(out[: max(cfg.ranked_size, len(ranked))], dtype=np.intp)
