@@ -51,3 +51,16 @@ def test_a_step_that_acts_on_it_names_what_the_step_before_acted_on():
     assert split_needs("Go to https://example.com/pricing, then save it as notes/pricing.md")[1] == \
         "save https://example.com/pricing as notes/pricing.md"
     assert split_needs("what time is it in Tokyo, then remember it") == ["what time is it in Tokyo", "remember it"]
+
+
+def test_then_after_a_question_mark_or_full_stop_starts_a_step():
+    assert split_needs("what's 1234 times 5678? then remember the result as my lucky number") == [
+        "what's 1234 times 5678", "remember the result as my lucky number"]
+    assert split_needs("Read notes.txt. Then email it to Bob")[0] == "Read notes.txt"
+
+
+def test_a_verb_and_the_page_or_file_it_acts_on_is_a_step_but_a_verb_and_an_address_is_a_field():
+    assert split_needs("fetch https://example.org/a.csv. Then import it into a new workbook") == [
+        "fetch https://example.org/a.csv", "import https://example.org/a.csv into a new workbook"]
+    one = "Set up a new project with API key 'abc123', project title 'My Story', and email 'john@example.com'"
+    assert split_needs(one) == [one]

@@ -12,6 +12,7 @@ from votr_mcp.retrieval.intent import (
     first_reference,
     lead_at,
     object_words,
+    request_values,
     request_words,
 )
 
@@ -31,6 +32,7 @@ _SPLIT = re.compile(f"({_SEQUENCE}|{_OTHER})", re.IGNORECASE)
 _SEQUENCE_ONLY = re.compile(f"^(?:{_SEQUENCE})$", re.IGNORECASE)
 _LEAD = re.compile(r"^(?:first(?:ly)?|second(?:ly)?|third|next|then|finally|lastly|also|and|additionally|moreover|"
                    r"furthermore|besides|please|could you|can you)(?:[,\s]+|$)", re.IGNORECASE)
+_THEN_FIRST = re.compile(r"^(?:then|next|finally|lastly|after\s+that|afterwards)\b", re.IGNORECASE)
 _MIN_WORDS = 3
 # Verbs that start a step, beyond ACTIONS (which the rerank also reads): what people ask agents to do.
 _STEP_VERBS = frozenset({"commit", "push", "pull", "switch", "checkout", "stage", "open", "visit", "navigate",
@@ -84,6 +86,7 @@ def split_needs(query: str, max_needs: int = 5) -> list[str]:
             connector += part
             continue
         text = _LEAD.sub("", part.strip(" ,.;")).strip()
+        sequenced = sequenced or bool(_THEN_FIRST.match(part.strip(" ,.;")))  # "…? Then remember it"
         if text:  # a bare "First," or "Next," passes its connector on to what follows
             pieces.append((connector, text, sequenced))
             sequenced, connector = False, ""
@@ -94,7 +97,9 @@ def split_needs(query: str, max_needs: int = 5) -> list[str]:
     for index, (connector, piece, after_sequence) in enumerate(pieces):
         words = request_words(piece)
         n = len(piece.split())
-        named = n >= _MIN_WORDS and any(_is_verb(w) for w in words)
+        # A step of two words is a verb and the page or file it acts on ("open https://…, take a screenshot").
+        named = n >= _MIN_WORDS and any(_is_verb(w) for w in words) or (
+            n == 2 and bool(words) and _leads_step(words[0]) and bool(request_values(piece) & {"url", "path"}))
         if index == 0 and first_sequenced:
             # Before "then", a piece of its own is a step ("what time is it in Tokyo, then remember
             # it"), unless it is a condition ("if it exists, then delete it").
