@@ -19,6 +19,10 @@ channels, each feature oriented so that more means "a tool fits":
   commits") and none of the first five tools says it does that (in its name or the first sentence
   of its description), else 1: the mark of a near-miss, where the domain matches and the action
   does not;
+- ``object_supported``: 0 when such a verb changes something (delete, send, create, ...) and none of
+  the first five tools that do it says what the request acts on ("delete the file old.log" where
+  only spreadsheet tools delete, and they delete sheets and notes), else 1. Reading is checked by
+  its action only: a search tool says "products", not every product one looks for;
 - ``unlike_chat``: one minus the request's best cosine with the shipped requests no tool serves
   (null_requests.txt): everyday chat reads like chat in any catalog and any of USE's languages;
 - ``tool_request``: the log-odds that the request asks to act at all rather than to talk
@@ -79,8 +83,6 @@ def evidence(f: Fused, order: NDArray[np.intp], query: QueryView, views: Sequenc
     conflict = bool(query.actions) and tool.action is not None and tool.action not in query.actions
     head = [views[int(i)] for i in order[:SUPPORT_DEPTH]]
     supported = query.verb is None or any(query.verb in v.does for v in head)
-    # Reading is checked by its action only: a search tool says "products", not every product one
-    # looks for ("find a laptop within my budget"); a tool that changes things says what it changes.
     object_supported = query.verb in (None, "read") or not query.objects or any(
         query.verb in v.does and query.objects & v.words for v in head)
     return {

@@ -21,8 +21,8 @@ from votr_mcp.index.dense import Embedder, JointEmbedder, l2_normalise
 from votr_mcp.index.text import query_dense_text
 from votr_mcp.index.tokenize import tokenize
 from votr_mcp.retrieval.config import RetrievalConfig
-from votr_mcp.retrieval.formulas import gap_normalised, rrf, top_k
 from votr_mcp.retrieval.foreign_verbs import foreign_verb
+from votr_mcp.retrieval.formulas import gap_normalised, rrf, top_k
 from votr_mcp.retrieval.intent import asked_words, unwritten_verb
 from votr_mcp.retrieval.language import is_english
 

@@ -163,7 +163,7 @@ def unwritten_verb(text: str) -> str | None:
     if at is None:
         return None
     meant = SYNONYMS.get(words[at], words[at])
-    if at < len(written) and meant == written[at] or ACTION_OF.get(meant) == "read":
+    if (at < len(written) and meant == written[at]) or ACTION_OF.get(meant) == "read":
         return None
     return meant if action_word(meant) is not None else None
 
