@@ -131,7 +131,7 @@ COVERAGE_TOLERANCE = 0.02
 # The recipe `votr-mcp calibrate` writes into a calibration's "source"; the run re-executes the
 # recipe the shipped file claims and says whether the thresholds come out the same.
 _RECIPE = re.compile(r"votr-mcp calibrate on the dev split of (?P<sets>[\w+-]+)(?:, at most (?P<limit>\d+) tasks per kind)?"
-                     r"(?:, k from (?P<k>[\w+-]+))?")
+                     r"(?:, k from (?P<k>[\w+-]+))?(?:, false abstention bounded together on (?P<together>[\w+-]+(?: & [\w+-]+)*))?")
 
 
 def set_folder(bench: Path, name: str) -> Path:
@@ -161,17 +161,20 @@ def check_calibration(bench: Path, cache: Path) -> dict[str, Any] | None:
     sets = recipe["sets"].split("+")
     limit = int(recipe["limit"]) if recipe["limit"] else None
     k_sets = recipe["k"].split("+") if recipe["k"] else None
+    together = [group.split("+") for group in recipe["together"].split(" & ")] if recipe["together"] else []
     with tempfile.TemporaryDirectory() as tmp:
         fitted, _, counts = calibrate_on([set_folder(bench, s) for s in sets], coverage=shipped["coverage"],
                                          false_abstain=shipped["false_abstain"],
                                          abstain_confidence=shipped.get("abstain_confidence", 0.0), limit=limit,
                                          out=Path(tmp) / "calibration.json", cache_dir=cache,
-                                         k_datas=None if k_sets is None else [set_folder(bench, s) for s in k_sets])
+                                         k_datas=None if k_sets is None else [set_folder(bench, s) for s in k_sets],
+                                         bound_together=[[set_folder(bench, s) for s in group] for group in together])
     # Compared as JSON reads them back: a fitted tuple is the shipped file's list.
     differing = [k for k in fitted if k != "source" and json.loads(json.dumps(fitted[k])) != shipped.get(k)]
     command = ("votr-mcp calibrate " + " ".join(f"--data {set_path_text(s)}" for s in sets)
                + (f" --limit {limit}" if limit else "")
                + "".join(f" --k-data {set_path_text(s)}" for s in k_sets or ())
+               + "".join(" --bound-together " + " ".join(set_path_text(s) for s in group) for group in together)
                + f" --coverage {shipped['coverage']} --false-abstain {shipped['false_abstain']}"
                + f" --abstain-confidence {shipped.get('abstain_confidence', 0.0)}")
     return {"command": command, "shipped": shipped, "refit": fitted, "dev_searches": counts,

@@ -109,6 +109,9 @@ def test_each_recipe_the_fitting_commands_write_is_read_back_whole() -> None:
     sets = [Path("bench/mscbench"), Path("bench/mcpzero")]
     calibrate = mr._RECIPE.search(fit_source("calibrate", sets, 300, "k from mscbench"))
     assert (calibrate["sets"], calibrate["limit"], calibrate["k"]) == ("mscbench+mcpzero", "300", "mscbench")
+    grouped = mr._RECIPE.search(fit_source("calibrate", sets, 300, "k from mscbench",
+                                           "false abstention bounded together on a+b & c+d"))
+    assert (grouped["k"], grouped["together"]) == ("mscbench", "a+b & c+d")
     rerank = mr._RERANK_RECIPE.search(fit_source("fit-rerank", sets, None, "l2 0.01", "head 20"))
     assert (rerank["sets"], rerank["limit"], rerank["l2"], rerank["head"]) == ("mscbench+mcpzero", None, "0.01", "20")
     adapter = mr._ADAPTER_RECIPE.search(fit_source("fit-adapter", sets, 600, "rank 16", "l2 0.01"))

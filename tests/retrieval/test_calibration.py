@@ -195,3 +195,27 @@ def test_a_calibration_without_weights_abstains_on_the_top_cosine_and_unknown_fe
     (tmp_path / "new.json").write_text('{"abstain_weights": {"bias": 1, "query_length": 2}}')
     with pytest.raises(RetrievalError, match="unknown features \\['query_length'\\].*refit"):
         Calibration.load(tmp_path / "new.json")
+
+
+def test_sets_too_small_to_bound_alone_are_bounded_together():
+    rng = np.random.default_rng(9)
+    # Three human-style sets of 40 answerable rows each: alone, none can tell 3% from 0% (so they
+    # only counted in the pool, where the big set's 300 easy rows let them lose far more).
+    big = [_row(rng, 0, rng.uniform(0.6, 0.9)) for _ in range(300)]
+    human = [_row(rng, 0, rng.uniform(0.2, 0.7)) for _ in range(120)]
+    no_tool = [_row(rng, None, rng.uniform(0.1, 0.3)) for _ in range(120)]
+    rows = big + human + no_tool
+    sets = ["big"] * 300 + [f"h{i % 3}" for i in range(120)] + [["big", "h0", "h1", "h2"][i % 4] for i in range(120)]
+    nulls = [{"top_cosine": float(c), "mean_cosine_10": float(c) * 0.8} for c in rng.uniform(0.1, 0.5, 100)]
+    null_evidence = {s: nulls for s in ("big", "h0", "h1", "h2")}
+    results, golds = [r for r, _ in rows], [g for _, g in rows]
+    alone = fit(results, golds, groups=sets, null_evidence=null_evidence)
+    together = fit(results, golds, groups=sets, null_evidence=null_evidence,
+                   bounded_with={"h0": "human", "h1": "human", "h2": "human"})
+
+    def refused(cal):
+        bar = np.quantile([cal.abstain_score(e) for e in nulls], cal.null_quantile)
+        return np.mean([cal.abstain_score(r.evidence) < bar for r, _ in human])
+
+    assert together.null_quantile < alone.null_quantile
+    assert refused(together) <= 0.03 < refused(alone)

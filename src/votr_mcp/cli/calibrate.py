@@ -21,10 +21,14 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--k-data", type=Path, action="append",
                         help="only these --data sets' rows set adaptive k (repeatable); all sets still set abstention")
+    parser.add_argument("--bound-together", type=Path, nargs="+", action="append", default=[], metavar="DATA",
+                        help="--data sets whose false abstention is bounded as one (repeatable, one group each): "
+                        "sets of one style, each too small to bound alone")
     parser.add_argument("--coverage", type=float, default=0.97,
                         help="nominal coverage of the returned set (default 0.97, the shipped level)")
     parser.add_argument("--false-abstain", type=float, default=0.03,
-                        help="highest share of answerable queries allowed to get zero tools, on each --data set (default 0.03)")
+                        help="highest share of answerable queries allowed to get zero tools, on each --data set or "
+                        "--bound-together group (default 0.03)")
     parser.add_argument("--abstain-confidence", type=float, default=0.9,
                         help="probability that the --false-abstain bound holds on new rows, over the draw of the dev "
                         "rows (default 0.9; 0 bounds it only in expectation, which a small set can overshoot)")
@@ -44,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
     fitted, out, counts = calibrate_on(args.data, coverage=args.coverage, false_abstain=args.false_abstain,
                                        abstain_confidence=args.abstain_confidence,
                                        limit=args.limit, out=args.out, cache_dir=cache_dir(args.cache_dir),
-                                       k_datas=args.k_data,
+                                       k_datas=args.k_data, bound_together=args.bound_together,
                                        progress=StderrProgress("calibrate "))
     report_fit(counts, "searches", f"calibration written to {out}")
     for key, value in fitted.items():

@@ -45,15 +45,21 @@ def dev_results(data: Path, factory: PipelineFactory, limit: int | None,
 def calibrate_on(datas: Sequence[Path], *, coverage: float = 0.97, false_abstain: float = 0.03,
                  abstain_confidence: float = 0.9, limit: int | None = None,
                  out: Path | None = None, cache_dir: Path | None = None, k_datas: Sequence[Path] | None = None,
+                 bound_together: Sequence[Sequence[Path]] = (),
                  progress: Progress | None = None) -> tuple[dict[str, Any], Path, dict[str, int]]:
     """Fit on the dev rows of every set in ``datas`` and save; returns (fitted fields, path, searches per set).
 
     With ``k_datas`` (a subset of ``datas``) only those sets' rows set adaptive k; every set's rows
-    still set abstention, whose false-abstention bound holds on each set separately.
+    still set abstention, whose false-abstention bound holds on each set separately, or on each
+    group of ``bound_together`` as one (sets of one style, each too small to bound alone).
     """
     k_names = None if not k_datas else {d.name for d in k_datas}
     if k_names is not None and not k_names <= {d.name for d in datas}:
         raise CatalogError(f"--k-data {sorted(k_names)} must also be given as --data; they are a subset of the sets fitted")
+    together = ["+".join(d.name for d in group) for group in bound_together]
+    bounded_with = {d.name: name for name, group in zip(together, bound_together) for d in group}
+    if not set(bounded_with) <= {d.name for d in datas}:
+        raise CatalogError(f"--bound-together {sorted(bounded_with)} must also be given as --data")
     results: list[SearchResult] = []
     golds: list[frozenset[ToolKey]] = []
     k_rows: list[bool] = []
@@ -74,10 +80,12 @@ def calibrate_on(datas: Sequence[Path], *, coverage: float = 0.97, false_abstain
         null_evidence[data.name] = factory.retriever.null_evidence()
         model_id = factory.retriever.embedder.model_id if factory.retriever.embedder is not None else model_id
     k_from = [f"k from {'+'.join(d.name for d in k_datas)}"] if k_datas else []
-    source = fit_source("calibrate", datas, limit, *k_from)
+    bound = [f"false abstention bounded together on {' & '.join(together)}"] if together else []
+    source = fit_source("calibrate", datas, limit, *k_from, *bound)
     calibration = fit(results, golds, coverage=coverage, false_abstain=false_abstain,
                       abstain_confidence=abstain_confidence, model_id=model_id, source=source,
-                      k_rows=None if k_names is None else k_rows, groups=groups, null_evidence=null_evidence)
+                      k_rows=None if k_names is None else k_rows, groups=groups, null_evidence=null_evidence,
+                      bounded_with=bounded_with)
     target = out or SHIPPED_PATH
     target.parent.mkdir(parents=True, exist_ok=True)
     calibration.save(target)

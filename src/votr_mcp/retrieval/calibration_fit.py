@@ -107,6 +107,7 @@ def fit(
     k_rows: Sequence[bool] | None = None,
     groups: Sequence[str] | None = None,
     null_evidence: Mapping[str, Sequence[Mapping[str, float]]] | None = None,
+    bounded_with: Mapping[str, str] | None = None,
 ) -> Calibration:
     """Fit adaptive-k and abstention thresholds on calibration rows.
 
@@ -118,7 +119,9 @@ def fit(
     and bounds false abstention on each set. ``null_evidence`` (per set name, the evidence of the
     null requests searched in that set's catalog) fits ``null_quantile``: the highest quantile of the
     null requests' scores that, as each set's threshold, refuses at most ``false_abstain`` of its
-    answerable rows. Pure: reads nothing else, returns a new Calibration.
+    answerable rows. ``bounded_with`` maps a set to the group whose false abstention is bounded
+    together (sets of one style, each too small to bound alone: our three human-style sets);
+    a set not in it is its own group. Pure: reads nothing else, returns a new Calibration.
     """
     if len(results) != len(golds):
         raise RetrievalError(f"fit got {len(results)} results but {len(golds)} gold sets; pass one gold set per result")
@@ -156,7 +159,7 @@ def fit(
     q_hat = conformal_quantile(scores, coverage)
     weights, abstain_threshold = _fit_abstention(results, golds, groups, false_abstain, abstain_confidence)
     null_quantile = None if not null_evidence else _fit_null_quantile(results, golds, groups, null_evidence, weights,
-                                                                     false_abstain, abstain_confidence)
+                                                                     false_abstain, abstain_confidence, bounded_with or {})
     tier_margins = _fit_tiers(results, golds, groups, null_evidence, weights, null_quantile, abstain_threshold,
                               temperature, mix)
     return Calibration(
@@ -211,23 +214,29 @@ NULL_QUANTILES = tuple(round(0.01 * i, 2) for i in range(100, -1, -1))
 """Quantiles of the null requests' scores tried as thresholds, highest (most refusing) first."""
 def _fit_null_quantile(results: Sequence[Scored], golds: Sequence[Collection[ToolKey]], groups: Sequence[str] | None,
                        null_evidence: Mapping[str, Sequence[Mapping[str, float]]], weights: dict[str, float],
-                       false_abstain: float, confidence: float) -> float:
+                       false_abstain: float, confidence: float, bounded_with: Mapping[str, str]) -> float:
     """The highest null quantile whose per-catalog threshold refuses at most ``false_abstain`` of
-    the answerable rows of their pool and of every set with enough rows to bound that rate at
-    ``confidence`` (the rule of the fixed threshold: fewer rows, e.g. 41, cannot tell 3% from 0%
-    and count only in the pool)."""
+    the answerable rows of their pool and of every group of sets (``bounded_with``; else each set)
+    with enough rows to bound that rate at ``confidence`` (the rule of the fixed threshold: fewer
+    rows, e.g. 41, cannot tell 3% from 0% and count only in the pool)."""
     names = list(groups) if groups is not None else [""] * len(results)
     scores: dict[str, list[float]] = {}
     for r, g, n in zip(results, golds, names):
         if g and len(r.ranked_keys) and n in null_evidence:
             scores.setdefault(n, []).append(abstain_score(abstain_features(r.evidence), weights))
     nulls = {n: np.array([abstain_score(abstain_features(e), weights) for e in ev]) for n, ev in null_evidence.items()}
-    binds = {n: math.isfinite(lower_quantile(np.array(s), false_abstain, confidence)) for n, s in scores.items()}
+    members: dict[str, list[str]] = {}
+    for n in scores:
+        members.setdefault(bounded_with.get(n, n), []).append(n)
+    sizes = {b: sum(len(scores[n]) for n in ns) for b, ns in members.items()}
+    binds = {b: math.isfinite(lower_quantile(np.concatenate([scores[n] for n in ns]), false_abstain, confidence))
+             for b, ns in members.items()}
     for q in NULL_QUANTILES:
         refused = {n: int((np.array(s) < np.quantile(nulls[n], q)).sum()) for n, s in scores.items() if len(nulls[n])}
         pooled = sum(refused.values()) / max(1, sum(len(scores[n]) for n in refused))
-        per_set = all(refused[n] <= false_abstain * len(scores[n]) for n in refused if binds[n])
-        if per_set and pooled <= false_abstain:
+        per_group = all(sum(refused.get(n, 0) for n in ns) <= false_abstain * sizes[b]
+                        for b, ns in members.items() if binds[b])
+        if per_group and pooled <= false_abstain:
             return q
     return 0.0
 
