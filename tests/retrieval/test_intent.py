@@ -1,13 +1,12 @@
 import pytest
 
+from votr_mcp.retrieval.bulk import query_bulk
 from votr_mcp.retrieval.intent import (
     asked_words,
     is_identifier,
     is_question,
     named_tools,
     opens_new,
-    pair_bulk,
-    query_bulk,
     reads_first,
     request_action,
     request_object,
@@ -19,53 +18,6 @@ from votr_mcp.retrieval.intent import (
     verb_words,
     without_quotes,
 )
-
-
-def test_query_bulk_reads_many_versus_one():
-    assert query_bulk("delete all files in tmp") == 1
-    assert query_bulk("delete this file") == -1
-    assert query_bulk("weather in Rome") == 0
-
-
-@pytest.mark.parametrize("text", [
-    "Permanently wipe these 40 promo messages from my Gmail in one go",
-    "read notes.txt, todo.md and plan.txt",
-    "archive both threads",
-    "put everyone from Engineering into the dev group",
-    "delete 12 old drafts",
-    "lösche alle Entwürfe",
-    "すべてのメールを削除して",
-    "make tasks for 'write spec', 'review spec' and 'ship it'",
-])
-def test_query_bulk_reads_how_people_ask_for_many(text):
-    assert query_bulk(text) == 1
-
-
-@pytest.mark.parametrize("text", ["delete this email", "read the file report.txt", "open a single issue"])
-def test_query_bulk_reads_one(text):
-    assert query_bulk(text) == -1
-
-
-def test_durations_and_sizes_are_not_counts_of_things():
-    assert query_bulk("wait 5 seconds") == 0
-    assert query_bulk("what time is it in Tokyo") == 0
-    assert query_bulk("how many docs in the orders collection are pending?") == 0  # a count, not a batch
-
-
-def test_pair_bulk_marks_only_tools_that_have_a_sibling_for_the_other_count():
-    tools = [("gmail", "delete_email"), ("gmail", "batch_delete_emails"), ("fs", "read_file"),
-             ("fs", "read_multiple_files"), ("git", "git_log"), ("db", "list_tables"), ("other", "delete_emails")]
-    assert pair_bulk(tools) == [-1, 1, -1, 1, 0, 0, 0]
-
-
-def test_a_batch_tool_that_leaves_its_object_unsaid_pairs_with_the_tool_saying_one_more_word():
-    tools = [("cms", "bulk_publish"), ("cms", "publish_entry"), ("cms", "publish_content_type"), ("api", "all"),
-             ("api", "detect")]
-    assert pair_bulk(tools) == [1, -1, 0, 0, 0]  # a bare "all" names no operation to pair
-
-
-def test_quoted_titles_are_no_cue_of_many():
-    assert query_bulk("I'm sure and don't care, won't wait") == 0
 
 
 @pytest.mark.parametrize(("words", "verbs"), [

@@ -1,5 +1,6 @@
-"""Query-side rules: singular versus bulk intent, the request's action and object, the values it hands over,
-and exact tool names. Splitting a whole task into its needs reads these rules: retrieval/needs.py."""
+"""Query-side rules: the request's action and object, the values it hands over, what it quotes, and
+exact tool names. Splitting a whole task into its needs reads these rules (retrieval/needs.py), and
+so does reading its count (retrieval/bulk.py)."""
 
 from __future__ import annotations
 
@@ -10,11 +11,10 @@ from votr_mcp.index.tokenize import STOPWORDS, stem, words_of
 
 __all__ = ["ACTION_OF", "ACTIONS", "LITERAL_OPERATIONS", "MAX_WORD_CHARS", "SYNONYMS", "action_word", "asked_words", "bounded",
            "first_reference", "is_identifier", "is_question", "lead_at", "named_tools", "object_words", "opens_new",
-           "pair_bulk", "query_bulk", "reads_first", "request_action", "request_object", "request_values",
+           "reads_first", "request_action", "request_object", "request_values",
            "request_words", "taken_values", "text_actions", "unwritten_verb", "verb_words", "without_quotes",
            "words_of"]
 
-_BULK_TOOL = frozenset({"all", "batch", "bulk", "many", "multiple", "multi"})
 MAX_WORD_CHARS = 96  # longer unbroken runs (pasted hashes, base64, minified text) carry no intent cue
 _WORD = re.compile(r"[a-z0-9]+")
 
@@ -348,108 +348,17 @@ def _gerund_action(word: str) -> str | None:
     return action_word(base) or action_word(base + "e") or (action_word(base[:-1]) if base[-1] == base[-2] else None)
 
 
-# How people ask for many at once: a quantifier, a demonstrative plural, "in one go", a count of a
-# plural thing ("these 40 promo messages", "3 files"), or a list of items. Checked before the
-# singular cues, so "in one go" is not read as "one".
-_BULK_CUES = re.compile(
-    r"\b(?:all|every|everyone|everybody|everything|each|multiple|several|(?<!how )many|batch|bulk|both|these|those|in one go|in one shot|at once|"
-    r"in one batch|in a batch|together|en masse|alle|sämtliche|todos|todas|tous|toutes|tutti|tutte|все|всех)\b"
-    r"|全部|すべて|全て|一括|所有|批量|모든|전부",
-    re.IGNORECASE)
-_NUMBER_WORDS = r"(?:two|three|four|five|six|seven|eight|nine|ten|dozen|twenty|thirty|forty|fifty|hundred|[2-9]|[1-9]\d+)"
-_COUNTED = re.compile(rf"\b{_NUMBER_WORDS}\s+(?:[a-z-]+\s+){{0,2}}[a-z]+s\b", re.IGNORECASE)
-_NOT_COUNTED = re.compile(r"\b(?:minutes|hours|days|weeks|months|years|seconds|times|percent|pixels|px|rows|columns|"
-                          r"lines|words|characters|chars|results|items per page)\b", re.IGNORECASE)
-# Two or more ids, paths, file names or quoted titles in a list: "a.txt, b.txt and c.txt", "#12, #13",
-# "'write spec', 'review spec' and 'ship it'".
-_ITEM = r"(?:[\w./-]+\.\w{1,5}|#?\d{2,}|[\w-]*\d[\w-]*)"
-_QUOTED_ITEM = r"(?<!\w)(?:'[^'\n]{1,80}'|\"[^\"\n]{1,80}\"|“[^”\n]{1,80}”)(?!\w)"
-_LISTED = re.compile(rf"{_ITEM}\s*(?:,|and|&)\s*{_ITEM}|{_QUOTED_ITEM}\s*(?:,|and|&)\s*{_QUOTED_ITEM}", re.IGNORECASE)
-_FILE = re.compile(r"[\w-]+\.[a-z][a-z0-9]{0,4}\b", re.IGNORECASE)
-_SINGLE_CUES = re.compile(r"\b(?:a|an|one|single|this|that|specific|particular|just the)\b", re.IGNORECASE)
-
-
 _LONG_RUN = re.compile(rf"\S{{{MAX_WORD_CHARS + 1},}}")
 
 
 def bounded(text: str) -> str:
     """``text`` with every run of non-space characters longer than :data:`MAX_WORD_CHARS` dropped.
 
-    The item, file and identifier patterns here backtrack within one unbroken run of characters,
+    The item and file patterns (bulk.py) and the identifier pattern here backtrack within one unbroken run of characters,
     so their time grows with its length cubed: 800 pasted digits took 2 s of a search, 4,000 did
     not end (eval/reliability_checks/http_fuzz.py). No name, file or count that these read is that
     long; dropping such runs first keeps every pattern's time proportional to the text's length."""
     return _LONG_RUN.sub(" ", text) if len(text) > MAX_WORD_CHARS else text
-
-
-def query_bulk(query: str) -> int:
-    """+1 when the request asks for many things at once ("delete all", "these 40 messages in one go",
-    "read a.txt and b.txt"), −1 when it names one ("delete this file"), 0 when it does not say."""
-    query = bounded(query)
-    if _BULK_CUES.search(query) or _LISTED.search(query):
-        return 1
-    counted = _COUNTED.search(query)
-    if counted and not _NOT_COUNTED.search(counted.group(0)):
-        return 1
-    if _SINGLE_CUES.search(query) or len(_FILE.findall(query)) == 1:
-        return -1
-    return 0
-
-
-def _bulk_marked(words: list[str]) -> bool:
-    """A tool name acting on many: a batch word, or a plural object after its verb (delete_emails)."""
-    if set(words) & _BULK_TOOL:
-        return True
-    last = words[-1] if words else ""
-    return len(words) >= 2 and stem(last) != last and not last.endswith("ss")
-
-
-def pair_bulk(tools: list[tuple[str, str]]) -> list[int]:
-    """For (server, name) pairs: +1 for a tool acting on many items that has a one-item sibling on its
-    server (``batch_delete_emails`` beside ``delete_email``, ``read_multiple_files`` beside
-    ``read_file``), −1 for that sibling, 0 for every tool without such a pair.
-
-    Only pairs are marked: a name's grammar alone ("git_log", "list_tables") says nothing about
-    whether the request's count should move it, and reading it as singular moved list tools down
-    for "show the last 3 commits"."""
-    core: dict[tuple[str, frozenset[str]], list[int]] = {}
-    marked: list[bool] = []
-    for i, (server, name) in enumerate(tools):
-        words = words_of(name)
-        marked.append(_bulk_marked(words))
-        key = (server, frozenset(stem(w) for w in words if w not in _BULK_TOOL))
-        core.setdefault(key, []).append(i)
-    out = [0] * len(tools)
-    for members in core.values():
-        if len(members) < 2:
-            continue
-        kinds = {marked[i] for i in members}
-        if kinds == {True, False}:
-            for i in members:
-                out[i] = 1 if marked[i] else -1
-    _pair_named_batches(tools, core, marked, out)
-    return out
-
-
-def _pair_named_batches(tools: list[tuple[str, str]], core: dict[tuple[str, frozenset[str]], list[int]],
-                        marked: list[bool], out: list[int]) -> None:
-    """Pairs a batch tool whose name leaves its object unsaid with the one-item tools that say one
-    more word: ``bulk_publish`` with ``publish_entry`` (not with ``publish_content_type``)."""
-    singles: dict[str, list[tuple[frozenset[str], list[int]]]] = {}
-    for (server, words), members in core.items():
-        single = [i for i in members if not marked[i]]
-        if single:
-            singles.setdefault(server, []).append((words, single))
-    for (server, words), members in core.items():
-        for i in members:
-            if out[i] != 0 or not words or not set(words_of(tools[i][1])) & _BULK_TOOL:
-                continue
-            paired = [j for other, single in singles.get(server, ()) if words < other and len(other - words) == 1
-                      for j in single]
-            if paired:
-                out[i] = 1
-                for j in paired:
-                    out[j] = -1 if out[j] == 0 else out[j]
 
 
 def named_tools(query: str, names: dict[str, list[int]]) -> list[int]:

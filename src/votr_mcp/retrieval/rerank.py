@@ -54,13 +54,13 @@ from pydantic.dataclasses import dataclass as pydantic_dataclass
 
 from votr_mcp.errors import RetrievalError
 from votr_mcp.index.tokenize import content_tokens, stem
+from votr_mcp.retrieval.bulk import query_bulk
 from votr_mcp.retrieval.foreign_verbs import foreign_verb
 from votr_mcp.retrieval.intent import (
     ACTION_OF,
     action_word,
     is_question,
     opens_new,
-    query_bulk,
     reads_first,
     request_action,
     request_object,
