@@ -37,6 +37,11 @@ def _row(rng, gold_rank, top_cos, n=10):
     return Scored(keys, cos, rel, np.zeros(n)), {keys[gold_rank]} if gold_rank is not None else set()
 
 
+def _rows(rng, n, low, high, gold_rank=0):
+    """``n`` rows whose top cosine is drawn from (``low``, ``high``); no-tool rows with ``gold_rank`` None."""
+    return [_row(rng, gold_rank, rng.uniform(low, high)) for _ in range(n)]
+
+
 def test_fit_reaches_the_requested_coverage_on_rows_like_its_own():
     rng = np.random.default_rng(0)
     ranks = rng.choice([0, 0, 0, 0, 0, 0, 1, 2, 3, 6], size=600)
@@ -150,9 +155,7 @@ def test_the_abstention_bound_holds_on_each_set_not_only_on_the_pool():
     # Set "named": long requests naming the service, high cosines; set "chat": casual requests
     # whose answerable rows score as low as another set's no-tool rows. Pooling 400 + 100 rows
     # would put the 3% bound inside "named"'s tail and refuse many "chat" rows.
-    named = [_row(rng, 0, rng.uniform(0.6, 0.9)) for _ in range(400)]
-    chat = [_row(rng, 0, rng.uniform(0.25, 0.6)) for _ in range(100)]
-    no_tool = [_row(rng, None, rng.uniform(0.1, 0.3)) for _ in range(100)]
+    named, chat, no_tool = _rows(rng, 400, 0.6, 0.9), _rows(rng, 100, 0.25, 0.6), _rows(rng, 100, 0.1, 0.3, None)
     rows = named + chat + no_tool
     groups = ["named"] * 400 + ["chat"] * 100 + ["named"] * 50 + ["chat"] * 50
     cal = fit([r for r, _ in rows], [g for _, g in rows], false_abstain=0.03, groups=groups)
@@ -201,9 +204,7 @@ def test_sets_too_small_to_bound_alone_are_bounded_together():
     rng = np.random.default_rng(9)
     # Three human-style sets of 40 answerable rows each: alone, none can tell 3% from 0% (so they
     # only counted in the pool, where the big set's 300 easy rows let them lose far more).
-    big = [_row(rng, 0, rng.uniform(0.6, 0.9)) for _ in range(300)]
-    human = [_row(rng, 0, rng.uniform(0.2, 0.7)) for _ in range(120)]
-    no_tool = [_row(rng, None, rng.uniform(0.1, 0.3)) for _ in range(120)]
+    big, human, no_tool = _rows(rng, 300, 0.6, 0.9), _rows(rng, 120, 0.2, 0.7), _rows(rng, 120, 0.1, 0.3, None)
     rows = big + human + no_tool
     sets = ["big"] * 300 + [f"h{i % 3}" for i in range(120)] + [["big", "h0", "h1", "h2"][i % 4] for i in range(120)]
     nulls = [{"top_cosine": float(c), "mean_cosine_10": float(c) * 0.8} for c in rng.uniform(0.1, 0.5, 100)]
