@@ -11,9 +11,8 @@ from votr_mcp.index.tokenize import STOPWORDS, stem, words_of
 
 __all__ = ["ACTION_OF", "ACTIONS", "LITERAL_OPERATIONS", "MAX_WORD_CHARS", "SYNONYMS", "action_word", "asked_words", "bounded",
            "first_reference", "is_identifier", "is_question", "lead_at", "named_tools", "object_words", "opens_new",
-           "reads_first", "request_action", "request_object", "request_values",
-           "request_words", "taken_values", "text_actions", "unwritten_verb", "verb_words", "without_quotes",
-           "words_of"]
+           "reads_first", "request_action", "request_object", "request_values", "request_words", "taken_values",
+           "text_actions", "unwritten_verb", "values_taken", "verb_words", "without_quotes", "words_of"]
 
 MAX_WORD_CHARS = 96  # longer unbroken runs (pasted hashes, base64, minified text) carry no intent cue
 _WORD = re.compile(r"[a-z0-9]+")
@@ -230,13 +229,15 @@ _NOT_OBJECT = frozenset({"a", "an", "the", "my", "our", "your", "this", "these",
 _OBJECT_WORDS = 3
 
 
-def request_object(text: str) -> frozenset[str]:
+def request_object(text: str, without_values: str | None = None) -> frozenset[str]:
     """The stemmed words of what the request's leading verb acts on ("zip the reports folder for me" ->
     {report, folder}): up to three content words after the verb, before the first preposition, names
     and the values and titles it hands over left out ("delete the file old_notes.txt" -> {file}, not
     notes; "create a task 'Update pricing page'" -> {task}).
-    Empty when the request does not lead with a verb."""
-    return frozenset(stem(w) for w in object_words(request_words(without_quotes(_values_taken(text)[1])), _names(text)))
+    Empty when the request does not lead with a verb. ``without_values``: the text with its values
+    taken out (:func:`values_taken`), when the caller has it."""
+    rest = values_taken(text)[1] if without_values is None else without_values
+    return frozenset(stem(w) for w in object_words(request_words(without_quotes(rest)), _names(text)))
 
 
 def object_words(words: Sequence[str], skip: Collection[str] = ()) -> list[str]:
@@ -306,10 +307,10 @@ _TAKES = {
 
 def request_values(text: str) -> frozenset[str]:
     """The kinds of value a request gives (url, email, path, time): what its tool must take."""
-    return _values_taken(text)[0]
+    return values_taken(text)[0]
 
 
-def _values_taken(text: str) -> tuple[frozenset[str], str]:
+def values_taken(text: str) -> tuple[frozenset[str], str]:
     """The kinds of value a request gives, and its text with those values taken out."""
     kinds: set[str] = set()
     rest = bounded(text)

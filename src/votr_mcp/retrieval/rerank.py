@@ -64,10 +64,10 @@ from votr_mcp.retrieval.intent import (
     reads_first,
     request_action,
     request_object,
-    request_values,
     request_words,
     taken_values,
     text_actions,
+    values_taken,
     verb_words,
     without_quotes,
     words_of,
@@ -171,10 +171,10 @@ class QueryView:
         actions = frozenset(a for a in (ACTION_OF.get(w) for w in asked) if a is not None) | ({verb} if verb else set())
         if verb is None and is_question(text, words):
             first, actions = "read", frozenset({"read"})  # a question asks to be told (intent.is_question)
-        values = request_values(text)
+        values, without_values = values_taken(text)
         if verb is not None and reads_first(words, values):
             verb, actions = "read", actions | {"read"}  # "summarize https://…" needs the page read (intent.reads_first)
-        objects = request_object(text)
+        objects = request_object(text, without_values)
         if verb is not None and "path" in values:
             objects |= {"file", "path"}  # "stage a.py": the file names are taken out of the object, a file is it
         return cls(frozenset(tokens if tokens is not None else content_tokens(text)), f" {' '.join(words)} ",
