@@ -9,6 +9,7 @@ from votr_mcp.retrieval.calibration import (
     abstain_features,
     abstain_reason,
     abstain_score,
+    bounded_rank,
     choose_k,
     confidences,
     lower_quantile,
@@ -220,3 +221,68 @@ def test_sets_too_small_to_bound_alone_are_bounded_together():
 
     assert together.null_quantile < alone.null_quantile
     assert refused(together) <= 0.03 < refused(alone)
+
+
+@dataclass
+class Evidenced:
+    """A search result whose evidence is given as it is (the abstention fit reads nothing else of it)."""
+
+    evidence: dict
+    ranked_keys: list = field(default_factory=lambda: [("s", "t0"), ("s", "t1")])
+    cosines: np.ndarray = field(default_factory=lambda: np.array([0.6, 0.5]))
+    relative: np.ndarray = field(default_factory=lambda: np.array([1.0, 0.8]))
+
+
+def _evidenced(rng, n, cosine, chat, gold):
+    """``n`` results with top cosine from ``cosine`` and unlike-chat from ``chat`` (uniform ranges)."""
+    rows = [Evidenced({"top_cosine": float(rng.uniform(*cosine)), "unlike_chat": float(rng.uniform(*chat))}) for _ in range(n)]
+    return rows, [{("s", "t0")} if gold else set() for _ in range(n)]
+
+
+def test_the_weights_are_retuned_to_refuse_more_no_tool_requests_under_the_same_bound():
+    rng = np.random.default_rng(11)
+    # Unlike-chat separates the bulk of answerable rows from no-tool rows, but a tenth of answerable
+    # rows read like chat (terse commands): the logistic fit leans on it, and those rows then sit
+    # under most null requests, which holds the null quantile down. The top cosine separates the tails.
+    plain, plain_gold = _evidenced(rng, 360, (0.3, 0.8), (0.65, 1.0), True)
+    terse, terse_gold = _evidenced(rng, 40, (0.45, 0.65), (0.0, 0.3), True)
+    chat, chat_gold = _evidenced(rng, 200, (0.15, 0.6), (0.0, 0.6), False)
+    nulls = [{"top_cosine": float(c), "unlike_chat": float(u)} for c, u in zip(rng.uniform(0.15, 0.6, 300), rng.uniform(0.0, 0.6, 300))]
+    results, golds = plain + terse + chat, plain_gold + terse_gold + chat_gold
+    sets = ["s"] * len(results)
+    tuned = fit(results, golds, groups=sets, null_evidence={"s": nulls})
+    # The logistic start, as fit() weighs the rows (one set: each class half the weight).
+    y = np.array([bool(g) for g in golds], dtype=float)
+    start = fit_logistic(np.array([[r.evidence["top_cosine"], r.evidence["unlike_chat"]] for r in results]), y,
+                         np.where(y == 1, 0.5 / y.sum(), 0.5 / (1 - y).sum()) * len(y))
+    logistic = {"bias": start[0], "top_cosine": start[1], "unlike_chat": start[2]}
+
+    def refused(rows, weights, quantile):
+        def score(e):
+            return abstain_score(abstain_features(e), weights)
+
+        bar = np.quantile([score(e) for e in nulls], quantile)
+        return np.mean([score(r.evidence) < bar for r in rows])
+
+    def best_quantile(weights):  # the highest that keeps the answerable rows under the same allowance
+        allowed = bounded_rank(400, 0.03, 0.9) - 1
+        return next(q / 100 for q in range(100, -1, -1) if round(refused(plain + terse, weights, q / 100) * 400) <= allowed)
+
+    assert tuned.abstain_weights["unlike_chat"] / tuned.abstain_weights["top_cosine"] < 0.5 * start[2] / start[1]
+    assert round(refused(plain + terse, tuned.abstain_weights, tuned.null_quantile) * 400) <= bounded_rank(400, 0.03, 0.9) - 1
+    assert refused(chat, tuned.abstain_weights, tuned.null_quantile) > refused(chat, logistic, best_quantile(logistic)) + 0.1
+
+
+def test_the_null_quantile_keeps_false_abstention_bounded_with_the_stated_confidence():
+    rng = np.random.default_rng(12)
+    answerable, gold = _evidenced(rng, 300, (0.2, 0.9), (0.5, 1.0), True)
+    nulls = [{"top_cosine": float(c), "unlike_chat": 0.5} for c in rng.uniform(0.1, 0.5, 200)]
+    kept = {}
+    for confidence in (0.5, 0.9):
+        cal = fit(answerable, gold, groups=["s"] * 300, null_evidence={"s": nulls}, abstain_confidence=confidence)
+        bar = np.quantile([cal.abstain_score(e) for e in nulls], cal.null_quantile)
+        kept[confidence] = sum(cal.abstain_score(r.evidence) < bar for r in answerable), cal.null_quantile
+    # At most r − 1 answerable rows under the bar, r the bound's rank at that confidence.
+    assert kept[0.9][0] <= bounded_rank(300, 0.03, 0.9) - 1 < bounded_rank(300, 0.03, 0.5) - 1
+    assert kept[0.5][0] <= bounded_rank(300, 0.03, 0.5) - 1
+    assert kept[0.9][1] <= kept[0.5][1]

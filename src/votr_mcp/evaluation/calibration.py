@@ -27,8 +27,9 @@ Progress = Callable[[str, int, int], None]
 
 
 def dev_results(data: Path, factory: PipelineFactory, limit: int | None,
-                progress: Progress | None = None) -> tuple[list[SearchResult], list[frozenset[ToolKey]]]:
-    """Search results and gold sets of a set's dev rows (answerable and no-tool, not whole-task)."""
+                progress: Progress | None = None) -> tuple[list[SearchResult], list[frozenset[ToolKey]], list[str]]:
+    """Search results, gold sets and styles (``meta.style``, "" without) of a set's dev rows
+    (answerable and no-tool, not whole-task)."""
     rows = cap_per_kind(select_split(load_queries(queries_of(data)), "dev"), limit)
     units = [u for u in build_units(rows) if not u.whole_task]
     vectors = factory.embed(units)
@@ -39,7 +40,8 @@ def dev_results(data: Path, factory: PipelineFactory, limit: int | None,
         if progress is not None and (done % 50 == 0 or done == len(units)):
             progress(data.name, done, len(units))
     golds = [frozenset(key for step in u.steps for key in step) for u in units]
-    return results, golds
+    styles = [next((g[len("style:"):] for g in u.groups if g.startswith("style:")), "") for u in units]
+    return results, golds, styles
 
 
 def calibrate_on(datas: Sequence[Path], *, coverage: float = 0.97, false_abstain: float = 0.03,
@@ -64,6 +66,7 @@ def calibrate_on(datas: Sequence[Path], *, coverage: float = 0.97, false_abstain
     golds: list[frozenset[ToolKey]] = []
     k_rows: list[bool] = []
     groups: list[str] = []
+    cells: list[str] = []
     counts: dict[str, int] = {}
     null_evidence: dict[str, list[Any]] = {}
     model_id = ""
@@ -71,11 +74,12 @@ def calibrate_on(datas: Sequence[Path], *, coverage: float = 0.97, false_abstain
         # No calibration while fitting: the raw ranked lists and cosines are what the fit reads.
         factory = PipelineFactory.from_data(data, calibration=None, cache_dir=cache_dir)
         factory.cross_fit_adapter()
-        r, g = dev_results(data, factory, limit, progress)
+        r, g, styles = dev_results(data, factory, limit, progress)
         results += r
         golds += g
         k_rows += [k_names is None or data.name in k_names] * len(r)
         groups += [data.name] * len(r)
+        cells += [f"{data.name}/{style}" if style else data.name for style in styles]
         counts[data.name] = len(r)
         null_evidence[data.name] = factory.retriever.null_evidence()
         model_id = factory.retriever.embedder.model_id if factory.retriever.embedder is not None else model_id
@@ -85,7 +89,7 @@ def calibrate_on(datas: Sequence[Path], *, coverage: float = 0.97, false_abstain
     calibration = fit(results, golds, coverage=coverage, false_abstain=false_abstain,
                       abstain_confidence=abstain_confidence, model_id=model_id, source=source,
                       k_rows=None if k_names is None else k_rows, groups=groups, null_evidence=null_evidence,
-                      bounded_with=bounded_with)
+                      bounded_with=bounded_with, cells=cells)
     target = out or SHIPPED_PATH
     target.parent.mkdir(parents=True, exist_ok=True)
     calibration.save(target)

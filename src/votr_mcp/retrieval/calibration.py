@@ -14,9 +14,12 @@ Abstention reads a logistic score over the query-level evidence of :mod:`votr_mc
 (:data:`ABSTAIN_FEATURES`: the best cosines of each dense model, the best cosine in standard
 deviations above the catalog's mean for the query, the best learned-sparse cosine, how many channels
 agree on the first tool, whether its action matches the request's), each oriented so that more means
-"a tool fits". The weights are fit by L2-regularised logistic regression (IRLS) on answerable against
+"a tool fits". The weights start from L2-regularised logistic regression (IRLS) on answerable against
 no-tool rows, each set's rows and each class weighted equally so no set or class dominates; a weight
-that comes out negative is dropped. Only the direction of the weights matters, the threshold comes
+that comes out negative is dropped. Where null requests are scored (every catalog served), the weights
+are then retuned for the point abstention works at: one weight at a time is scaled while that raises
+the share of no-tool dev rows refused at the null quantile refit for it (calibration_fit.py,
+``_tune_for_refusals``). Only the direction of the weights matters, the threshold comes
 after: a lower bound that keeps false abstention on answerable rows at most ``false_abstain``. With
 ``abstain_confidence`` c (0.9 as shipped) it holds with probability c over the calibration draw, not
 only on average: the r-th smallest of n scores has a true miss rate F ~ Beta(r, n + 1 − r), so r is
@@ -76,6 +79,7 @@ __all__ = [
     "abstain_features",
     "abstain_reason",
     "abstain_score",
+    "bounded_rank",
     "choose_k",
     "shipped_calibration",
     "SHIPPED_PATH",
@@ -118,7 +122,7 @@ class Calibration:
     # Abstain below this quantile of the null requests' scores in the catalog searched (null_model.py);
     # None: below abstain_threshold, whatever the catalog.
     null_quantile: Share | None = None
-    # Logistic abstention weights by feature name (plus "bias"); empty: the top cosine alone.
+    # Abstention weights by feature name (plus "bias"): logistic, retuned for refusals; empty: the top cosine alone.
     abstain_weights: dict[str, Finite] = field(default_factory=dict)
     false_abstain: Share = 0.03
     # Probability that false abstention stays within false_abstain (0: only in expectation; older files).
@@ -211,16 +215,21 @@ def lower_quantile(values: NDArray[np.floating], rate: float, confidence: float 
     P(Binomial(n, rate) ≤ r − 1) ≤ 1 − c (with probability c over the rows drawn). −inf when the
     rank is 0, i.e. too few rows to abstain safely."""
     v = np.sort(np.asarray(values, dtype=np.float64))
-    n = len(v)
+    rank = bounded_rank(len(v), rate, confidence)
+    return float("-inf") if rank < 1 else float(v[rank - 1])
+
+
+def bounded_rank(n: int, rate: float, confidence: float = 0.0) -> int:
+    """The rank r of :func:`lower_quantile` among ``n`` rows (0: too few rows): at most r − 1 rows fall
+    under the r-th smallest, which keeps the miss rate of new rows at most ``rate`` (in expectation,
+    or with probability ``confidence`` over the rows drawn)."""
     if confidence > 0:
         from scipy.stats import binom
 
         ranks = np.arange(1, n + 1)
         ok = ranks[binom.cdf(ranks - 1, n, rate) <= 1.0 - confidence]
-        rank = int(ok[-1]) if len(ok) else 0
-    else:
-        rank = math.floor((n + 1) * rate)
-    return float("-inf") if rank < 1 else float(v[rank - 1])
+        return int(ok[-1]) if len(ok) else 0
+    return math.floor((n + 1) * rate)
 
 
 def choose_k(p: NDArray[np.floating], set_threshold: float, allowed: Sequence[int] = ALLOWED_K) -> int:
@@ -245,7 +254,8 @@ def abstain_features(evidence: Mapping[str, float]) -> dict[str, float]:
 
 
 def abstain_score(features: dict[str, float], weights: dict[str, float]) -> float:
-    """bias + Σ w_f · x_f: the log-odds that the query has a fitting tool."""
+    """bias + Σ w_f · x_f: how much evidence the query has a fitting tool (a log-odds before the
+    weights are retuned for refusals; only its order against the catalog's threshold matters)."""
     return weights.get(_BIAS, 0.0) + sum(w * features[name] for name, w in weights.items() if name != _BIAS)
 
 
