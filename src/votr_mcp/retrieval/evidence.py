@@ -27,6 +27,9 @@ channels, each feature oriented so that more means "a tool fits":
   (null_requests.txt): everyday chat reads like chat in any catalog and any of USE's languages;
 - ``tool_request``: the log-odds that the request asks to act at all rather than to talk
   (tool_request.py), read from the request alone; 0 when no model reads it;
+- ``server_supported``: 0 when the request leads with a verb and names servers of the catalog
+  (named.py) none of whose tools says it does that ("delete the Heroku app …" where Heroku's tools
+  list and read), else 1;
 - ``verb_offered``: 0 when an English request leads with a specific operation (push, stash, rebase,
   zip, print, ...: intent.LITERAL_OPERATIONS) that no tool of the whole catalog names anywhere in
   its texts, else 1: "push my commits to origin" where the git server only commits. Explaining,
@@ -47,7 +50,8 @@ from votr_mcp.retrieval.rerank import QueryView, ToolView
 __all__ = ["EVIDENCE", "evidence", "no_evidence"]
 
 EVIDENCE = ("top_cosine", "mean_cosine_10", "top_minilm", "top_use", "cosine_z", "splade_top", "agreement",
-            "action_fit", "action_supported", "object_supported", "unlike_chat", "tool_request", "verb_offered")
+            "action_fit", "action_supported", "object_supported", "server_supported", "unlike_chat", "tool_request",
+            "verb_offered")
 SUPPORT_DEPTH = 5  # how many of the first ranked tools may show the request's action
 
 
@@ -58,7 +62,7 @@ def no_evidence() -> dict[str, float]:
 
 def evidence(f: Fused, order: NDArray[np.intp], query: QueryView, views: Sequence[ToolView],
              splade_norms: NDArray[np.float64] | None, chat_similarity: float = 0.0,
-             tool_request: float = 0.0, verb_offered: bool = True) -> dict[str, float]:
+             tool_request: float = 0.0, verb_offered: bool = True, server_supported: bool = True) -> dict[str, float]:
     """The features of :data:`EVIDENCE` for one query's ranked list ``order`` (catalog positions)."""
     if len(order) == 0:
         return no_evidence()
@@ -96,6 +100,7 @@ def evidence(f: Fused, order: NDArray[np.intp], query: QueryView, views: Sequenc
         "action_fit": 0.0 if conflict else 1.0,
         "action_supported": 1.0 if supported else 0.0,
         "object_supported": 1.0 if object_supported else 0.0,
+        "server_supported": 1.0 if server_supported else 0.0,
         "unlike_chat": 1.0 - chat_similarity,
         "tool_request": tool_request,
         "verb_offered": 1.0 if verb_offered else 0.0,

@@ -16,6 +16,7 @@ from votr_mcp.index.text import parameter_text
 from votr_mcp.retrieval.bulk import pair_bulk, query_bulk
 from votr_mcp.retrieval.config import RetrievalConfig
 from votr_mcp.retrieval.intent import is_identifier, named_tools
+from votr_mcp.retrieval.named import NamedServers
 from votr_mcp.retrieval.rerank import ToolView
 
 __all__ = ["ToolFeatures", "ToolViews", "Ranking", "by_request", "replacements"]
@@ -66,11 +67,13 @@ class ToolViews(Sequence[ToolView]):
 @dataclass(frozen=True, slots=True)
 class ToolFeatures:
     """Per-tool views the head rerank reads, each tool's place in a singular/bulk pair
-    (:func:`pair_bulk`), and the tools by the identifier names a request may quote."""
+    (:func:`pair_bulk`), the tools by the identifier names a request may quote, and the servers by
+    the names a request may call them by."""
 
     views: Sequence[ToolView]
     bulk: NDArray[np.int8]
     names: dict[str, list[int]]
+    servers: NamedServers
     replaced: dict[int, int] = field(default_factory=dict)  # a deprecated tool -> the one its server says to use
 
     @classmethod
@@ -80,7 +83,8 @@ class ToolFeatures:
             if is_identifier(t.name):
                 names.setdefault(t.name.lower(), []).append(i)
         bulk = np.array(pair_bulk([(t.server, t.name) for t in tools]), dtype=np.int8)
-        return cls(views if views is not None else ToolViews(tools), bulk, names, replacements(tools))
+        views = views if views is not None else ToolViews(tools)
+        return cls(views, bulk, names, NamedServers([t.server for t in tools], views), replacements(tools))
 
     def restack(self, tools: Sequence[Tool], rows: Sequence[int | None]) -> ToolFeatures:
         """Features for ``tools``, where ``rows[i]`` is tool i's old position (None: a new tool).

@@ -130,5 +130,5 @@ class TextRanker:
             ranked_scores = np.r_[ranked_scores[:1], ranked_scores][: len(ranked)]
         found = evidence(f, ranked, view, self._features.views, self._splade_norms,
                          self._chat_similarity(text, vec), self._tool_request(vec),
-                         self._verb_offered(text, view.verb)) if vec is not None else {}
+                         self._verb_offered(text, view.verb), self._features.servers.supports(text, view)) if vec is not None else {}
         return Ranking(ranked, ranked_scores, f.cosine[ranked], f.lexical[ranked], found)

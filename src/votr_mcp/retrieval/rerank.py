@@ -126,6 +126,11 @@ _GENERIC_SERVER_WORDS = frozenset({"mcp", "server", "servers", "api", "tool", "t
                                    "simple", "basic", "lite", "pro", "unofficial", "community", "plugin"})
 
 
+def server_name_words(server: str) -> frozenset[str]:
+    """The words of a server's name that tell it apart ("Heroku", "GitHub"; not "mcp", "server", "api")."""
+    return frozenset(t for t in content_tokens(server) if t not in _GENERIC_SERVER_WORDS and len(t) > 2)
+
+
 def action_of(words: Sequence[str]) -> str | None:
     """The action of the first word that names one (``todoist_create_task`` -> "create",
     ``git_commit`` -> "commit": a specific verb is its own action, see intent.action_word).
@@ -197,7 +202,7 @@ class ToolView:
     def of(cls, name: str, server: str, description: str = "", parameters: str = "") -> ToolView:
         """``parameters``: the tool's parameter names and descriptions in words (index.text.parameter_text)."""
         words = words_of(name)
-        distinct = frozenset(t for t in content_tokens(server) if t not in _GENERIC_SERVER_WORDS and len(t) > 2)
+        distinct = server_name_words(server)
         phrase = " ".join(words)
         said = frozenset(stem(w) for w in words_of(f"{name} {description}"))
         return cls(frozenset(content_tokens(name)), f" {phrase} " if len(phrase) >= 6 else "", distinct, action_of(words),

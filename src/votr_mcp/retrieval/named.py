@@ -1,0 +1,71 @@
+"""Servers a request names, and whether any of their tools does what it asks.
+
+"Delete the Heroku app old-staging-api", "ban troll#1234 from our Discord server", "reply to the
+Intercom conversation from tom@…": each names a service the catalog has, and that service's tools
+only list, read or create; other servers' tools do delete, ban and reply. Ranked by similarity, such
+a near-miss finds the named service's tools first and another service's tool that does the action
+next, so a check over the first ranked tools (evidence ``action_supported``) passes it. Read against
+the named service's own tools, it does not.
+
+A server is named by the distinctive words of its name (rerank.server_name_words), written as a
+name: capitalized ("Heroku", "GitHub") or before a colon at the start ("git: …"). The first keeps
+common words that name servers ("everything", "time", "memory") from naming them in passing
+("forget everything you know about Bob"); a service named in lower case is not read as named, which
+only leaves the request to the other evidence.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from votr_mcp.index.tokenize import content_tokens
+from votr_mcp.retrieval.rerank import QueryView, ToolView, server_name_words
+
+__all__ = ["NamedServers"]
+
+_AS_NAME = re.compile(r"\b[A-Z][\w.-]*|^\s*[^\s:/]+(?: [^\s:/]+){0,2}(?=:\s)")
+
+
+class NamedServers:
+    """The catalog's servers by the distinctive words of their names, and each one's actions (made
+    from its tools' views when first asked: a search names a server rarely, and a catalog of 100k
+    tools should not make every view to start)."""
+
+    __slots__ = ("_words", "_by_word", "_tools", "_views", "_does")
+
+    def __init__(self, servers: Sequence[str], views: Sequence[ToolView]) -> None:
+        self._words: dict[str, frozenset[str]] = {}
+        self._by_word: dict[str, list[str]] = {}
+        self._tools: dict[str, list[int]] = {}
+        for i, server in enumerate(servers):
+            if server not in self._tools:
+                words = server_name_words(server)
+                self._words[server] = words
+                for w in words:
+                    self._by_word.setdefault(w, []).append(server)
+            self._tools.setdefault(server, []).append(i)
+        self._views = views
+        self._does: dict[str, frozenset[str]] = {}
+
+    def named(self, text: str, tokens: frozenset[str]) -> list[str]:
+        """The servers whose every distinctive word the request writes as a name."""
+        candidates = {s for t in tokens for s in self._by_word.get(t, ())}
+        if not candidates:
+            return []
+        as_name = set().union(*(content_tokens(m) for m in _AS_NAME.findall(text)))
+        return sorted(s for s in candidates if self._words[s] <= tokens and self._words[s] <= as_name)
+
+    def supports(self, text: str, query: QueryView) -> bool:
+        """False when the request leads with a verb and names servers of the catalog, none of whose
+        tools says it does that (in its name or its description's first sentence); else True."""
+        if query.verb is None:
+            return True
+        named = self.named(text, query.tokens)
+        return not named or any(query.verb in self._actions(s) for s in named)
+
+    def _actions(self, server: str) -> frozenset[str]:
+        found = self._does.get(server)
+        if found is None:
+            found = self._does[server] = frozenset().union(*(self._views[i].does for i in self._tools[server]))
+        return found

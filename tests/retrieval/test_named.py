@@ -1,0 +1,46 @@
+"""Servers a request names, and whether their tools do what it asks (retrieval/named.py)."""
+
+import pytest
+
+from votr_mcp.retrieval.named import NamedServers
+from votr_mcp.retrieval.rerank import QueryView, ToolView
+
+# (server, tool name, description): Heroku only lists and reads apps; another server deletes things.
+TOOLS = [
+    ("Heroku", "list_apps", "List the apps of the account."),
+    ("Heroku", "get_app_info", "Get details about one app."),
+    ("Netlify", "delete_site", "Delete a site and its deploys."),
+    ("everything", "echo", "Echoes back the input."),
+    ("git", "git_commit", "Records changes to the repository."),
+    ("git", "git_log", "Shows the commit logs."),
+    ("memory", "delete_entities", "Delete multiple entities and their associated relations from the knowledge graph."),
+]
+
+
+@pytest.fixture(scope="module")
+def servers():
+    return NamedServers([s for s, _, _ in TOOLS], [ToolView.of(n, s, d) for s, n, d in TOOLS])
+
+
+def supports(servers, text):
+    return servers.supports(text, QueryView.of(text))
+
+
+def test_a_named_service_whose_tools_do_not_do_the_action_does_not_support_it(servers):
+    assert servers.named("Delete the Heroku app old-staging-api permanently", QueryView.of("Delete the Heroku app").tokens) == ["Heroku"]
+    assert not supports(servers, "Delete the Heroku app old-staging-api permanently")
+    assert supports(servers, "Delete the Netlify site old-docs")  # Netlify's own tool deletes
+    assert supports(servers, "list my Heroku apps")
+
+
+def test_a_service_is_named_by_a_name_not_by_a_common_word_in_passing(servers):
+    # "everything" is a server here: in lower case, as an ordinary word, it names nothing.
+    assert servers.named("forget everything you know about Bob", QueryView.of("forget everything you know about Bob").tokens) == []
+    assert supports(servers, "forget everything you know about Bob")
+    assert not supports(servers, "git: push my commits to origin")  # before a colon, a name in any case
+    assert not supports(servers, "push my commits with Git")
+
+
+def test_no_verb_or_no_named_service_reads_as_supported(servers):
+    assert supports(servers, "what did I change in Heroku yesterday?")  # a question leads with no verb
+    assert supports(servers, "delete the staging app")  # no service named: other evidence decides
