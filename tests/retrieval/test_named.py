@@ -14,6 +14,7 @@ TOOLS = [
     ("git", "git_commit", "Records changes to the repository."),
     ("git", "git_log", "Shows the commit logs."),
     ("memory", "delete_entities", "Delete multiple entities and their associated relations from the knowledge graph."),
+    ("MCP Create", "create_server", "Create a new MCP server from a template."),
 ]
 
 
@@ -39,6 +40,8 @@ def test_a_service_is_named_by_a_name_not_by_a_common_word_in_passing(servers):
     assert supports(servers, "forget everything you know about Bob")
     assert not supports(servers, "git: push my commits to origin")  # before a colon, a name in any case
     assert not supports(servers, "push my commits with Git")
+    # Capitalized only because it starts a sentence, a word names nothing ("MCP Create" here).
+    assert servers.named("Create a list. Delete the Heroku app", QueryView.of("Create a list. Delete the Heroku app").tokens) == ["Heroku"]
 
 
 def test_no_verb_or_no_named_service_reads_as_supported(servers):

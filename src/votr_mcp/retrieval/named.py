@@ -8,10 +8,10 @@ next, so a check over the first ranked tools (evidence ``action_supported``) pas
 the named service's own tools, it does not.
 
 A server is named by the distinctive words of its name (rerank.server_name_words), written as a
-name: capitalized ("Heroku", "GitHub") or before a colon at the start ("git: …"). The first keeps
-common words that name servers ("everything", "time", "memory") from naming them in passing
-("forget everything you know about Bob"); a service named in lower case is not read as named, which
-only leaves the request to the other evidence.
+name: capitalized other than only to start a sentence ("the Heroku app", "GitHub"), or before a
+colon at the start ("git: …"). That keeps common words that name servers ("everything", "time",
+"create") from naming them in passing ("forget everything you know about Bob", "Create a new list");
+a service named in lower case is not read as named, which only leaves the request to the other evidence.
 """
 
 from __future__ import annotations
@@ -24,7 +24,19 @@ from votr_mcp.retrieval.rerank import QueryView, ToolView, server_name_words
 
 __all__ = ["NamedServers"]
 
-_AS_NAME = re.compile(r"\b[A-Z][\w.-]*|^\s*[^\s:/]+(?: [^\s:/]+){0,2}(?=:\s)")
+# A capitalized word, but for one that only starts a sentence ("Delete my comment …" names no server
+# "MCP-Delete"; "GitHub", "Context7" and "monday.com" are names wherever they stand), or the service
+# written before a colon at the start ("git: …").
+_CAPITALIZED = re.compile(r"(?<![\w.-])[A-Z][\w.-]*")
+_SENTENCE_START = re.compile(r"(?:^|[.!?]\s+)\s*$")
+_MARKED = re.compile(r"[A-Z0-9.]")
+_COLON_NAME = re.compile(r"^\s*[^\s:/]+(?: [^\s:/]+){0,2}(?=:\s)")
+
+
+def _written_as_names(text: str) -> list[str]:
+    found = [m.group() for m in _CAPITALIZED.finditer(text)
+             if not _SENTENCE_START.search(text[:m.start()]) or _MARKED.search(m.group()[1:])]
+    return found + _COLON_NAME.findall(text)
 
 
 class NamedServers:
@@ -53,7 +65,7 @@ class NamedServers:
         candidates = {s for t in tokens for s in self._by_word.get(t, ())}
         if not candidates:
             return []
-        as_name = set().union(*(content_tokens(m) for m in _AS_NAME.findall(text)))
+        as_name = set().union(*(content_tokens(m) for m in _written_as_names(text)))
         return sorted(s for s in candidates if self._words[s] <= tokens and self._words[s] <= as_name)
 
     def supports(self, text: str, query: QueryView) -> bool:
