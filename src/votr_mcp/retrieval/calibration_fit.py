@@ -120,8 +120,8 @@ def fit(
     styles. ``groups`` (one set name per row, default one set) weighs the abstention model's rows
     and bounds false abstention on each set. ``null_evidence`` (per set name, the evidence of the
     null requests searched in that set's catalog) fits ``null_quantile``: the highest quantile of the
-    null requests' scores that, as each set's threshold, refuses at most ``false_abstain`` of its
-    answerable rows. ``bounded_with`` maps a set to the group whose false abstention is bounded
+    null requests' scores that, as each set's threshold, keeps false abstention on its answerable rows
+    at most ``false_abstain`` with probability ``abstain_confidence``. ``bounded_with`` maps a set to the group whose false abstention is bounded
     together (sets of one style, each too small to bound alone: our three human-style sets);
     a set not in it is its own group. ``cells`` (one label per row, default its set) groups the
     no-tool rows whose refused share the abstention weights are tuned to raise, each cell counting
