@@ -10,7 +10,7 @@ from collections.abc import Collection, Sequence
 from votr_mcp.index.tokenize import STOPWORDS, stem, words_of
 
 __all__ = ["ACTION_OF", "ACTIONS", "LITERAL_OPERATIONS", "MAX_WORD_CHARS", "SYNONYMS", "action_word", "asked_words", "bounded",
-           "first_reference", "is_identifier", "is_question", "lead_at", "named_tools", "object_words", "opens_new",
+           "first_reference", "is_identifier", "is_question", "lead_at", "named_first", "named_tools", "object_words", "opens_new",
            "reads_first", "request_action", "request_object", "request_values", "request_words", "taken_values",
            "text_actions", "unwritten_verb", "values_taken", "verb_words", "without_quotes", "words_of"]
 
@@ -81,6 +81,12 @@ _PHRASAL_FIRST = frozenset(k[0] for k in _PHRASAL)
 # A service named before a colon ("ClickUp: create all of these…", "Strava: how far did I run"): the
 # request starts after it (read as words, "ClickUp" would lead with the verb "click").
 _NAMED_FIRST = re.compile(r"^\s*[^\s:/]+(?: [^\s:/]+){0,2}:\s+(?=\S)")
+
+
+def named_first(text: str) -> str | None:
+    """The service a request names before a colon at its start ("ClickUp: create …" -> "ClickUp"), else None."""
+    found = _NAMED_FIRST.match(text)
+    return found.group().strip().rstrip(":").strip() if found else None
 
 
 def request_words(text: str) -> list[str]:

@@ -20,23 +20,28 @@ import re
 from collections.abc import Sequence
 
 from votr_mcp.index.tokenize import content_tokens
+from votr_mcp.retrieval.intent import named_first
 from votr_mcp.retrieval.rerank import QueryView, ToolView, server_name_words
 
 __all__ = ["NamedServers"]
 
 # A capitalized word, but for one that only starts a sentence ("Delete my comment …" names no server
 # "MCP-Delete"; "GitHub", "Context7" and "monday.com" are names wherever they stand), or the service
-# written before a colon at the start ("git: …").
+# written before a colon at the start ("git: …", intent.named_first).
 _CAPITALIZED = re.compile(r"(?<![\w.-])[A-Z][\w.-]*")
-_SENTENCE_START = re.compile(r"(?:^|[.!?]\s+)\s*$")
 _MARKED = re.compile(r"[A-Z0-9.]")
-_COLON_NAME = re.compile(r"^\s*[^\s:/]+(?: [^\s:/]+){0,2}(?=:\s)")
+_BEFORE = 4  # the characters before a word that tell whether it starts a sentence (". ", "?\n")
 
 
 def _written_as_names(text: str) -> list[str]:
-    found = [m.group() for m in _CAPITALIZED.finditer(text)
-             if not _SENTENCE_START.search(text[:m.start()]) or _MARKED.search(m.group()[1:])]
-    return found + _COLON_NAME.findall(text)
+    found = []
+    for m in _CAPITALIZED.finditer(text):
+        before = text[max(0, m.start() - _BEFORE):m.start()].rstrip()
+        starts = m.start() == 0 or (before[-1:] in (".", "!", "?") if before else not text[:m.start()].strip())
+        if not starts or _MARKED.search(m.group()[1:]):
+            found.append(m.group())
+    first = named_first(text)
+    return found + ([first] if first else [])
 
 
 class NamedServers:
