@@ -2,8 +2,8 @@
 
 The forward pass is the one of transformers' ``BertModel`` (Devlin et al., 2019), step by step:
 word + position + segment embeddings, layer norm, then per layer self-attention with the padding
-masked out, a residual and layer norm (post-norm), the feed-forward block with exact-erf GELU, a
-residual and layer norm. Weights come from a ``model.safetensors`` read with ``safetensors.numpy``,
+masked out, a residual and layer norm (post-norm), the feed-forward block with the erf GELU (erf to float32
+precision, not the tanh approximation), a residual and layer norm. Weights come from a ``model.safetensors`` read with ``safetensors.numpy``,
 so neither torch nor transformers is needed; both old (``gamma``/``beta``) and new
 (``weight``/``bias``) layer-norm names are read. Everything stays float32; the query, key and value
 projections run as one matrix product.
@@ -53,15 +53,33 @@ def layer_norm(x: NDArray[np.float32], gamma: NDArray[np.float32], beta: NDArray
 
 
 def gelu(x: NDArray[np.float32]) -> NDArray[np.float32]:
-    """BERT's exact GELU, x · Φ(x) (Hendrycks & Gimpel, 2016), with the error function from scipy."""
-    from scipy.special import erf
+    """BERT's exact GELU, x · Φ(x) = x · (1 + erf(x/√2)) / 2 (Hendrycks & Gimpel, 2016).
 
-    out = np.multiply(x, np.float32(1.0 / math.sqrt(2.0)))
-    erf(out, out=out)
-    out += np.float32(1.0)
-    out *= x
-    out *= np.float32(0.5)
-    return out
+    erf comes from Abramowitz & Stegun's formula 7.1.26 (absolute error under 1.5e-7, below
+    float32's own rounding of a GELU output), not from scipy: scipy's erf has no vectorised
+    float32 loop and took 0.79 ms for one 40-token feed-forward block (40 × 1536 values), 1.9 times
+    the block's matrix product; this formula, in numpy's vectorised exp and arithmetic, takes
+    0.13 ms (timeit on this 2-core machine). tests/index/test_gelu.py holds it to scipy's
+    erf within 1e-6 over ±12."""
+    z = np.multiply(x, np.float32(1.0 / math.sqrt(2.0)))
+    a = np.abs(z)
+    t = np.multiply(a, np.float32(0.3275911))
+    t += np.float32(1.0)
+    np.reciprocal(t, out=t)
+    p = np.multiply(t, np.float32(1.061405429))
+    for c in (-1.453152027, 1.421413741, -0.284496736, 0.254829592):
+        p += np.float32(c)
+        p *= t
+    np.multiply(a, a, out=a)
+    np.negative(a, out=a)
+    np.exp(a, out=a)
+    p *= a                                          # erfc(|z|)
+    np.subtract(np.float32(1.0), p, out=p)
+    np.copysign(p, z, out=p)                        # erf(z)
+    p += np.float32(1.0)
+    p *= x
+    p *= np.float32(0.5)
+    return p
 
 
 def length_batches(lengths: Sequence[int], batch_size: int, min_fill: float = PADDING_FILL) -> list[list[int]]:
