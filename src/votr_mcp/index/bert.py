@@ -2,11 +2,11 @@
 
 The forward pass is the one of transformers' ``BertModel`` (Devlin et al., 2019), step by step:
 word + position + segment embeddings, layer norm, then per layer self-attention with the padding
-masked out, a residual and layer norm (post-norm), the feed-forward block with the erf GELU (erf to float32
-precision, not the tanh approximation), a residual and layer norm. Weights come from a ``model.safetensors`` read with ``safetensors.numpy``,
-so neither torch nor transformers is needed; both old (``gamma``/``beta``) and new
-(``weight``/``bias``) layer-norm names are read. Everything stays float32; the query, key and value
-projections run as one matrix product.
+masked out, a residual and layer norm (post-norm), the feed-forward block with the erf GELU (erf
+to float32 precision, not the tanh approximation), a residual and layer norm. Weights come from a
+``model.safetensors`` read with ``safetensors.numpy``, so neither torch nor transformers is
+needed; both old (``gamma``/``beta``) and new (``weight``/``bias``) layer-norm names are read.
+Everything stays float32; the query, key and value projections run as one matrix product.
 
 numpy releases the GIL in its matrix products and ufuncs, so one encoder can serve several threads
 at once (MiniLM encodes a big catalog's batches on two threads this way).
