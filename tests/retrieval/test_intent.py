@@ -68,6 +68,9 @@ def test_long_unbroken_text_is_read_in_time_proportional_to_its_length(pasted):
     ("go ahead and delete it", "delete"),  # "go" alone is filler, not "go to"
     ("go through all of these logs at once", "read"),
     ("work out 15% of 240", "run"),
+    ("keep in mind that I work night shifts", "create"),
+    ("don't forget that Tom owes me 20 dollars", "create"),  # not "forget", a delete
+    ("please do not forget: the dentist is on Friday", "create"),
 ])
 def test_verbs_of_several_words_are_read_as_the_verb_they_mean(text, action):
     assert request_action(text) == action
@@ -157,6 +160,7 @@ def test_a_statement_or_a_file_name_is_no_kind_of_object():
 
 @pytest.mark.parametrize(("text", "verb"), [
     ("forget everything about Bob", "delete"), ("please get rid of the empty folder", "delete"),
+    ("don't forget that Tom owes me 20 dollars", "remember"),
     ("jot down that the meeting moved", "create"), ("turn off logging", "disable"),
     ("delete the file", None),  # written plainly
     ("tell me the time in Tokyo", None), ("grab the page", None),  # reading's many words name no tool

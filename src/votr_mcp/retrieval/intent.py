@@ -73,7 +73,9 @@ _PHRASAL: dict[tuple[str, ...], str] = {
     ("shut", "down"): "shutdown", ("send", "over"): "send", ("hand", "over"): "send",
     ("go", "through"): "read", ("look", "through"): "read", ("read", "through"): "read", ("go", "over"): "read",
     ("look", "at"): "view", ("add", "up"): "calculate", ("work", "out"): "calculate", ("figure", "out"): "find",
-    ("sum", "up"): "summarize",
+    ("sum", "up"): "summarize", ("keep", "in", "mind"): "remember",
+    # A verb said not to be done is not the one meant: "don't forget that Tom owes me 20" remembers it.
+    ("don", "t", "forget"): "remember", ("do", "not", "forget"): "remember", ("dont", "forget"): "remember",
 }
 _PHRASAL_FIRST = frozenset(k[0] for k in _PHRASAL)
 
