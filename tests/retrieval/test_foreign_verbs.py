@@ -16,6 +16,9 @@ from votr_mcp.retrieval.rerank import QueryView
     ("田中さんはコーヒーより紅茶派って覚えといて", "remember"),
     ("report 폴더에 있는 pdf 파일 전부 찾아줘", "find"),
     ("Ouvre un ticket sur GitHub dans acme/web", "create"),  # to open a ticket is to create it
+    ("这张图片太大了，帮我压缩一下：https://img.example.cn/banner.jpg", "compress"),  # an image is compressed, not zipped
+    ("komprimiere bitte den Ordner reports", "compress"),
+    ("zippe den Ordner reports", "zip"),
 ])
 def test_the_leading_verb_of_a_request_in_another_language_is_read(text, verb):
     assert foreign_verb(text) == verb

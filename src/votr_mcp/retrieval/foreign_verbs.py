@@ -71,7 +71,8 @@ summarize: resumir résume résumer riassumi resuma
 calculate: berechne rechne calcula calcular calcule calculer calcola bereken посчитай вычисли
 compare: vergleiche compara comparar comparer confronta vergelijk сравни
 unzip: entpacke descomprime décompresse decomprimi descompacta descompacte распакуй
-zip: komprimiere comprime compresse comprimi compacta zippe заархивируй
+compress: komprimiere comprime compresse comprimi compacta сожми
+zip: zippe заархивируй
 """
 
 # English verb: its forms in zh, ja, ko (substrings).
@@ -106,7 +107,7 @@ summarize: 总结 概括 要約 요약
 calculate: 计算 計算 계산
 compare: 比较 对比 比較 비교
 unzip: 解压 解凍 압축을 풀
-zip: 压缩 圧縮 압축해
+compress: 压缩 圧縮 압축해
 """
 
 
