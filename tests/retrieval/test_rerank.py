@@ -45,6 +45,13 @@ def test_action_agreement_separates_create_from_update():
     assert x[:, FEATURES.index("action_conflict")].tolist() == [1.0, 0.0]
 
 
+def test_making_a_named_thing_something_changes_it_rather_than_creating_one():
+    x = _features("make the header row of budget.xlsx bold", [("create_workbook", "excel"), ("update_range", "excel")])
+    assert x[:, FEATURES.index("action_conflict")].tolist() == [1.0, 0.0]
+    x = _features("make a new workbook for the budget", [("create_workbook", "excel"), ("update_range", "excel")])
+    assert x[:, FEATURES.index("action_conflict")].tolist() == [0.0, 1.0]
+
+
 def test_server_mention_ignores_generic_server_words():
     x = _features("On Yeoman, get ticker info for AAPL", [("get_ticker_info", "Yahoo Finance MCP Server"),
                                                          ("get_ticker_info", "MCP Yeoman Server")])

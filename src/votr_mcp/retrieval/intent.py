@@ -9,8 +9,8 @@ from collections.abc import Collection, Sequence
 
 from votr_mcp.index.tokenize import STOPWORDS, stem, words_of
 
-__all__ = ["ACTION_OF", "ACTIONS", "LITERAL_OPERATIONS", "MAX_WORD_CHARS", "SYNONYMS", "action_word", "asked_words", "bounded",
-           "first_reference", "is_identifier", "is_question", "lead_at", "named_first", "named_tools", "object_words", "opens_new",
+__all__ = ["ACTION_OF", "ACTIONS", "LITERAL_OPERATIONS", "MAX_WORD_CHARS", "SYNONYMS", "action_at", "action_word", "asked_words", "bounded",
+           "class_at", "first_reference", "is_identifier", "is_question", "lead_at", "named_first", "named_tools", "object_words", "opens_new",
            "reads_first", "request_action", "request_object", "request_values", "request_words", "taken_values",
            "text_actions", "unwritten_verb", "values_taken", "verb_words", "without_quotes", "words_of"]
 
@@ -213,7 +213,33 @@ def request_action(text: str, words: Sequence[str] | None = None) -> str | None:
     at = lead_at(words)
     if at is None:
         return None
-    return "create" if words[at] == "open" and opens_new(words[at + 1:]) else action_word(words[at])
+    return action_at(words, at)
+
+
+def action_at(words: Sequence[str], i: int) -> str | None:
+    """The action of the word at ``i`` read with the words after it (:func:`action_word` otherwise):
+    to open a thing opened by creating it creates it ("open a ticket"), and to make a thing the
+    request names as already there changes it ("make the header row bold")."""
+    word = words[i]
+    if word == "open" and opens_new(words[i + 1:]):
+        return "create"
+    return class_at(words, i) if word == "make" else action_word(word)
+
+
+# What follows "make" when it creates ("make a branch", "make me a folder", "make 3 copies"); after
+# anything else the thing made is there already and is changed: "make the header row of budget.xlsx
+# bold", "make it private", "make deploy.sh executable", "make the Chromium window 1280x720".
+_MADE_NEW = frozenset({"a", "an", "me", "us", "new", "another", "some", "several"})
+
+
+def class_at(words: Sequence[str], i: int) -> str | None:
+    """The action class (:data:`ACTIONS`) of the word at ``i``: its own, but "make" with a thing the
+    request names as already there is an update."""
+    word = words[i]
+    if word == "make":
+        after = words[i + 1:i + 2]
+        return "create" if not after or after[0] in _MADE_NEW or after[0].isdigit() else "update"
+    return ACTION_OF.get(word)
 
 
 # What one opens by creating it ("open a ticket", "ouvre un ticket", "abre una incidencia"), where to

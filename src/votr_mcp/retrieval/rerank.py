@@ -57,10 +57,10 @@ from votr_mcp.index.tokenize import content_tokens, stem
 from votr_mcp.retrieval.bulk import query_bulk
 from votr_mcp.retrieval.foreign_verbs import foreign_verb
 from votr_mcp.retrieval.intent import (
-    ACTION_OF,
+    action_at,
     action_word,
+    class_at,
     is_question,
-    opens_new,
     reads_first,
     request_action,
     request_object,
@@ -137,9 +137,7 @@ def action_of(words: Sequence[str]) -> str | None:
     "log" names none: in a name it is the thing read (``git_log``, ``get_log``), and read as the
     verb it set ``git_log`` against "show the last 3 commits"."""
     for i, word in enumerate(words):
-        if word == "open" and opens_new(words[i + 1:]):
-            return "create"  # "open a ticket", ``open_issue`` (intent.opens_new)
-        action = action_word(word) if word not in _NOUN_FIRST else None
+        action = action_at(words, i) if word not in _NOUN_FIRST else None  # "open a ticket", ``open_issue``
         if action is not None:
             return action
     return None
@@ -173,7 +171,7 @@ class QueryView:
         said = foreign_verb(text) if verb is None or not is_english(text) else None
         if said is not None:
             verb = first = action_word(said)
-        actions = frozenset(a for a in (ACTION_OF.get(w) for w in asked) if a is not None) | ({verb} if verb else set())
+        actions = frozenset(a for a in (class_at(asked, i) for i in range(len(asked))) if a is not None) | ({verb} if verb else set())
         if verb is None and is_question(text, words):
             first, actions = "read", frozenset({"read"})  # a question asks to be told (intent.is_question)
         values, without_values = values_taken(text)
