@@ -50,6 +50,8 @@ def test_making_a_named_thing_something_changes_it_rather_than_creating_one():
     assert x[:, FEATURES.index("action_conflict")].tolist() == [1.0, 0.0]
     x = _features("make a new workbook for the budget", [("create_workbook", "excel"), ("update_range", "excel")])
     assert x[:, FEATURES.index("action_conflict")].tolist() == [0.0, 1.0]
+    assert action_of(["make", "a1", "h1", "bold"]) == "update"  # a cell range is there already
+    assert action_of(["make", "api", "request"]) == "create"  # a tool's name points at nothing already there
 
 
 def test_server_mention_ignores_generic_server_words():

@@ -226,19 +226,22 @@ def action_at(words: Sequence[str], i: int) -> str | None:
     return class_at(words, i) if word == "make" else action_word(word)
 
 
-# What follows "make" when it creates ("make a branch", "make me a folder", "make 3 copies"); after
-# anything else the thing made is there already and is changed: "make the header row of budget.xlsx
-# bold", "make it private", "make deploy.sh executable", "make the Chromium window 1280x720".
-_MADE_NEW = frozenset({"a", "an", "me", "us", "new", "another", "some", "several"})
+# What follows "make" when it changes a thing already there: a determiner or pronoun that points at
+# one, or a reference such as a cell range ("make the header row of budget.xlsx bold", "make it
+# private", "make A1:F1 bold"). Anything else creates ("make a branch", "make me a folder", "make 3
+# copies"), and so does "make" in a tool's name (``make_api_request``), which has no such words.
+_MADE_EXISTING = frozenset({"the", "this", "that", "these", "those", "it", "them", "my", "our", "your", "his", "her",
+                            "its", "their", "everything", "all", "each", "every"})
 
 
 def class_at(words: Sequence[str], i: int) -> str | None:
     """The action class (:data:`ACTIONS`) of the word at ``i``: its own, but "make" with a thing the
     request names as already there is an update."""
     word = words[i]
-    if word == "make":
-        after = words[i + 1:i + 2]
-        return "create" if not after or after[0] in _MADE_NEW or after[0].isdigit() else "update"
+    if word == "make" and i + 1 < len(words):
+        after = words[i + 1]
+        if after in _MADE_EXISTING or (not after.isdigit() and any(c.isdigit() for c in after)):
+            return "update"
     return ACTION_OF.get(word)
 
 
