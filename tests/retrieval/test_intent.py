@@ -71,12 +71,18 @@ def test_long_unbroken_text_is_read_in_time_proportional_to_its_length(pasted):
     ("keep in mind that I work night shifts", "create"),
     ("don't forget that Tom owes me 20 dollars", "create"),  # not "forget", a delete
     ("please do not forget: the dentist is on Friday", "create"),
-    ("make the header row of budget.xlsx bold", "update"),  # a thing already there is changed
-    ("make it private", "update"),
+])
+def test_verbs_of_several_words_are_read_as_the_verb_they_mean(text, action):
+    assert request_action(text) == action
+
+
+@pytest.mark.parametrize("text,action", [
+    ("make the header row of budget.xlsx bold", "update"), ("make it private", "update"),
+    ("Excel budget.xlsx: make A1:H1 bold", "update"),  # a cell range is there already
     ("make a new branch called hotfix", "create"), ("make me a folder called reports", "create"),
     ("make 3 copies of the Summary sheet", "create"),
 ])
-def test_verbs_of_several_words_are_read_as_the_verb_they_mean(text, action):
+def test_to_make_a_thing_already_there_something_is_to_change_it(text, action):
     assert request_action(text) == action
 
 
