@@ -35,9 +35,10 @@ _BEFORE = 4  # the characters before a word that tell whether it starts a senten
 
 def _written_as_names(text: str) -> list[str]:
     found = []
+    lead = len(text) - len(text.lstrip())  # where the text's first word starts
     for m in _CAPITALIZED.finditer(text):
         before = text[max(0, m.start() - _BEFORE):m.start()].rstrip()
-        starts = m.start() == 0 or (before[-1:] in (".", "!", "?") if before else not text[:m.start()].strip())
+        starts = m.start() == lead or before[-1:] in (".", "!", "?")
         if not starts or _MARKED.search(m.group()[1:]):
             found.append(m.group())
     first = named_first(text)
