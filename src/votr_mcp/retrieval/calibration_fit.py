@@ -121,9 +121,9 @@ def fit(
     and bounds false abstention on each set. ``null_evidence`` (per set name, the evidence of the
     null requests searched in that set's catalog) fits ``null_quantile``: the highest quantile of the
     null requests' scores that, as each set's threshold, keeps false abstention on its answerable rows
-    at most ``false_abstain`` with probability ``abstain_confidence``. ``bounded_with`` maps a set to the group whose false abstention is bounded
-    together (sets of one style, each too small to bound alone: our three human-style sets);
-    a set not in it is its own group. ``cells`` (one label per row, default its set) groups the
+    at most ``false_abstain`` with probability ``abstain_confidence``. ``bounded_with`` maps a set to
+    the group whose false abstention is bounded together (sets of one style, each too small to bound
+    alone: our three human-style sets); a set not in it is its own group. ``cells`` (one label per row, default its set) groups the
     no-tool rows whose refused share the abstention weights are tuned to raise, each cell counting
     the same (a set's chat and its near-misses apart). Pure: reads nothing else, returns a new Calibration.
     """
@@ -311,7 +311,13 @@ def _tune_for_refusals(rows: _AbstentionRows, weights: dict[str, float], false_a
     the same rows give the same weights); the best climb wins. Tuned on a random half of the dev
     rows and read on the other half (4 draws, the quantile fit on the tuning half too), the refused
     share went from .02-.22 with the logistic weights to .37-.49 climbing from them alone and to
-    .42-.53 from the best of five starts, with false abstention on the other half .008-.023."""
+    .42-.53 from the best of five starts, with false abstention on the other half .008-.023.
+
+    Several climbs end at about the same mean with different trades between cells, and which one is
+    best can change with a tiny change of the rows: a rerank refit that moved its weights by 2e-5 once
+    swapped two optima .0003 apart, moving the registry's chat refusals on dev .77 -> .60 and
+    MetaTool's .44 -> .57. Averaging the best climbs, breaking near-ties by false abstention and more
+    starts each read no better on held-out halves, so a refit's single-set figures carry that noise."""
     w0 = _vector(weights)
     rng = np.random.default_rng(0)
     starts = [w0] + [w0 * np.exp(rng.normal(0.0, 0.5, len(w0))) for _ in range(_STARTS)]
