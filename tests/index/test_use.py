@@ -95,3 +95,17 @@ def test_a_damaged_kept_tokenizer_is_parsed_again_and_kept_anew(tmp_path, caplog
         assert np.array_equal(USEEmbedder(state_dir=tmp_path).encode(TEXTS), plain)
     assert "parsing the tokenizer again" in caplog.text
     assert kept.read_bytes() != b"not a marshal record"
+
+
+def test_the_first_models_texts_are_shared_so_the_worker_running_the_other_models_gets_the_lighter_load():
+    from votr_mcp.index.dense import share_first_part
+
+    texts = ["a" * 300, "b" * 250, "c" * 200, "d" * 100]
+    mine, theirs = share_first_part(texts, 0.2)
+    assert sorted(mine + theirs) == [0, 1, 2, 3] and not set(mine) & set(theirs)
+    caller = sum(len(texts[i]) for i in mine)
+    worker = 0.2 * sum(map(len, texts)) + sum(len(texts[i]) for i in theirs)
+    assert abs(caller - worker) <= max(map(len, texts))  # no better split moves a whole text
+    assert share_first_part(["one request"], 0.2) == ([0], [])  # a single text stays on the caller
+    assert share_first_part(texts, 0.0) == ([0, 3], [1, 2])  # longest first, each to the lighter side
+    assert share_first_part(texts, 10.0) == ([0, 1, 2, 3], [])  # the other models alone outweigh them all

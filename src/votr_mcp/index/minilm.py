@@ -96,8 +96,9 @@ class NumpyMiniLM:
         tokenizer.no_padding()
         return tokenizer
 
-    def encode(self, texts: Sequence[str]) -> NDArray[np.float32]:
-        """L2-normalised mean-pooled vectors (float32, one row per text, in order)."""
+    def encode(self, texts: Sequence[str], *, threads: int | None = None) -> NDArray[np.float32]:
+        """L2-normalised mean-pooled vectors (float32, one row per text, in order); ``threads``
+        (default: the model's) caps how many threads a few texts are packed over."""
         width = self._encoder.position.shape[1]
         if not texts:
             return np.zeros((0, width), dtype=np.float32)
@@ -105,7 +106,7 @@ class NumpyMiniLM:
             texts = [t.lower() for t in texts]
         encodings = self._tokenizer.encode_batch(list(texts))
         if len(encodings) <= PACKED_TEXTS:
-            return self._encode_packed(encodings)
+            return self._encode_packed(encodings, self._threads if threads is None else max(1, threads))
         batches = length_batches([len(e.ids) for e in encodings], self._batch_size)
         out = np.zeros((len(encodings), width), dtype=np.float32)
 
@@ -120,10 +121,10 @@ class NumpyMiniLM:
                 pass
         return out
 
-    def _encode_packed(self, encodings: Sequence[Any]) -> NDArray[np.float32]:
+    def _encode_packed(self, encodings: Sequence[Any], threads: int) -> NDArray[np.float32]:
         """A few texts without padding (:meth:`BertEncoder.hidden_packed`), in one group per thread
         of about equal tokens: the caller's thread encodes the first group, the pool the others."""
-        groups: list[list[int]] = [[] for _ in range(min(self._threads, len(encodings)))]
+        groups: list[list[int]] = [[] for _ in range(min(threads, len(encodings)))]
         tokens = [0] * len(groups)
         for i in sorted(range(len(encodings)), key=lambda i: -len(encodings[i].ids)):
             lightest = tokens.index(min(tokens))
