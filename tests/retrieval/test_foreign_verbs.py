@@ -19,6 +19,12 @@ from votr_mcp.retrieval.rerank import QueryView
     ("这张图片太大了，帮我压缩一下：https://img.example.cn/banner.jpg", "compress"),  # an image is compressed, not zipped
     ("komprimiere bitte den Ordner reports", "compress"),
     ("zippe den Ordner reports", "zip"),
+    ("Trag mir im Kalender für Freitag 14 Uhr einen Termin ein", "add"),
+    ("Quiero ver los commits de esta semana del repo", "see"),  # "I want" is read past, like politeness
+    ("Tu peux convertir mon fichier rapport.md en PDF ?", "convert"),
+    ("Wyślij na kanał #deploy wiadomość", "send"),
+    ("把 demo.mp4 缩放成 1280x720", "resize"),
+    ("CVE-2024-3094 の詳細を調べて", "search"),
 ])
 def test_the_leading_verb_of_a_request_in_another_language_is_read(text, verb):
     assert foreign_verb(text) == verb
@@ -28,6 +34,8 @@ def test_the_leading_verb_of_a_request_in_another_language_is_read(text, verb):
     "在搜索框里输入 机械键盘 然后回车",  # search (box) and type: two actions, neither is taken
     "what is the capital of Australia",
     "he lies about the hole in the leg",  # English words that are also forms elsewhere are not listed
+    "leg day plan for tomorrow",  # German "leg (… an)" is an English word
+    "dime store receipts from last year",
 ])
 def test_no_single_verb_is_read_where_none_or_two_are_named(text):
     assert foreign_verb(text) is None

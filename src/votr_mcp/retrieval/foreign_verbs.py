@@ -1,19 +1,19 @@
 """The action a request in another language asks for, read from its verbs without a model.
 
 The rerank and the abstention evidence read a request's action from its leading English verb
-(intent.py). A request in German, Spanish, French, Italian, Portuguese, Dutch, Russian, Chinese,
-Japanese or Korean named none, so "lösche die Datei" had no action: a tool that only lists files
-scored as well as one that deletes, and a near-miss ("borra el archivo" where nothing deletes) was
-not seen as one. Verbs are a small closed class, so a table does it: each language's imperative,
-familiar and infinitive forms of the verbs people use with tools, mapped to the English verb whose
-action intent.action_word gives.
+(intent.py). A request in German, Spanish, French, Italian, Portuguese, Dutch, Russian, Polish,
+Chinese, Japanese or Korean named none, so "lösche die Datei" had no action: a tool that only lists
+files scored as well as one that deletes, and a near-miss ("borra el archivo" where nothing
+deletes) was not seen as one. Verbs are a small closed class, so a table does it: each language's
+imperative, familiar and infinitive forms of the verbs people use with tools, mapped to the English
+verb whose action intent.action_word gives.
 
 Words are read in Latin and Cyrillic script from the start of the request (past a few words of
-politeness), and only forms that are no English word are listed ("lies", "change", "retire" are
-not), so an English request that leads with no verb of its own is not misread. Chinese, Japanese
-and Korean write no spaces and put the verb anywhere (last, in Japanese and Korean), so there a
-verb is found as a substring, and a request naming verbs of two different actions ("在搜索框里输入":
-search box, type) names no single one.
+politeness or of wanting: "quiero ver …" reads "ver"), and only forms that are no English word are
+listed ("lies", "change", "retire", "leg", "dime" are not), so an English request that leads with
+no verb of its own is not misread. Chinese, Japanese and Korean write no spaces and put the verb
+anywhere (last, in Japanese and Korean), so there a verb is found as a substring, and a request
+naming verbs of two different actions ("在搜索框里输入": search box, type) names no single one.
 """
 
 from __future__ import annotations
@@ -24,12 +24,13 @@ from votr_mcp.retrieval.intent import opens_new
 
 __all__ = ["foreign_verb"]
 
-# English verb: its forms in de, es, fr, it, pt, nl, ru (words, lower case).
+# English verb: its forms in de, es, fr, it, pt, nl, ru, and a few in pl (words, lower case).
 _WORDS = """
 create: erstelle erstell erstellen lege anlegen crea crear cree créé crée créer creare cria crie criar
   maak aanmaken создай создайте создать
 add: füge füg hinzufügen añade añadir agrega agregar ajoute ajouter aggiungi aggiungere adiciona adicione
   adicionar voeg toevoegen добавь добавьте добавить
+  trag
 make: mache mach haz hacer fais faire fai faça faz сделай
 write: schreibe schreib schreiben escribe escribir écris écrire scrivi scrivere escreve escreva escrever
   schrijf напиши запиши написать
@@ -37,14 +38,16 @@ save: speichere speicher speichern guarda guardar enregistre enregistrer sauvega
   salvar sla сохрани сохранить
 show: zeige zeig zeigen muestra muéstrame muestrame mostrar enséñame montre montre-moi montrer affiche afficher
   mostra mostrami mostre покажи покажите показать выведи
+  pokaż
 list: liste listar lister elenca elencare lista liste перечисли
 find: finde finden encuentra encontrar trouve trouver trova trovare encontre encontra vind найди найти
 search: suche suchen busca buscar cherche chercher recherche rechercher cerca cercare procura
   busque zoek поищи ищи искать
 open: öffne öffnen abre abrir ouvre ouvrir apri aprire abra открой открыть
 read: lesen lis lire leggi leggere leia ler прочитай прочти прочесть
-get: hol holen obtén obtener consigue trae récupère récupérer obtiens prendi recupera ottieni pega pegue
-  obtém haal получи достань
+get: hol holen obtén obtener consigue trae récupère récupérer obtiens prendi recupera ottieni pega pegue obtém
+  haal получи достань
+  donne donne-moi dámelo dammi geef дай
 delete: lösche lösch löschen entferne entfernen borra borrar elimina eliminar quita supprime supprimer
   effacer cancella cancellare rimuovi apaga apague exclui exclua remova deleta verwijder wis
   удали удалить сотри
@@ -54,8 +57,9 @@ update: aktualisiere aktualisieren actualiza actualizar aggiorna atualiza atuali
 rename: benenne umbenennen renombra renomme rinomina renomeia renomeie hernoem переименуй
 replace: ersetze ersetzen reemplaza sustituye remplace remplacer sostituisci substitui substitua vervang замени
 move: verschiebe verschieb mueve déplace déplacer sposta spostare mova verplaats перемести
-send: sende schicke schick senden schicken envía envia enviar manda mandar envoie envoyer invia inviare
-  envie mande stuur verstuur отправь отправить пошли
+send: sende schicke schick senden schicken envía envia enviar manda mandar envoie envoyer invia inviare envie
+  mande stuur verstuur отправь отправить пошли
+  wyślij
 run: führe starte starten ejecuta ejecutar inicia exécute exécuter démarre esegui eseguire avvia
   lancia executa executar roda voer запусти выполни
 remember: merk merke merken recuerda retiens mémorise ricorda ricordati memorizza lembra lembre memoriza onthoud
@@ -67,24 +71,36 @@ export: exportiere exportieren exporta exportar exporte esporta exporteer экс
 undo: deshaz desfaz desfaça annulla отмени
 cancel: annule annuler
 translate: übersetze traduce traducir traduis traduire traduci traduz traduza vertaal переведи
+  tradúceme traduis-moi traducimi
 summarize: resumir résume résumer riassumi resuma
 calculate: berechne rechne calcula calcular calcule calculer calcola bereken посчитай вычисли
 compare: vergleiche compara comparar comparer confronta vergelijk сравни
 unzip: entpacke descomprime décompresse decomprimi descompacta descompacte распакуй
 compress: komprimiere comprime compresse comprimi compacta сожми
 zip: zippe заархивируй
+convert: konvertiere konvertieren convierte conviérteme convertir convertis convertis-moi converti convertire converta
+  converter converteer конвертируй преобразуй
+pause: pausiere pausa pausar pauzeer приостанови
+publish: veröffentliche veröffentlichen publica publicar publie publier pubblica pubblicare publique publiceer
+  опубликуй
+put: pon ponme mets metti coloca coloque поставь
+set: setze setz stelle stell configura imposta définis règle stel установи
+see: sieh ver voir vedere zien посмотри
+resize: skaliere redimensiona redimensionne ridimensiona
+tell: dis-moi dimmi diga diz-me zeg скажи
+extract: extrahiere extrae extraire estrai extrai
 """
 
 # English verb: its forms in zh, ja, ko (substrings).
 _MARKS = """
 create: 创建 新建 建一个 作成 作って 作る 만들어 생성
-add: 添加 增加 加一 追加 추가
+add: 添加 增加 加一 追加 入れて 추가
 write: 写入 書いて 書き込 작성
 save: 保存 저장
 show: 显示 展示 看看 查看 見せて 表示 보여
-list: 列出 一覧 목록
+list: 列出 列一下 一覧 목록
 find: 查找 找到 找出 找一下 探して 찾아
-search: 搜索 検索 검색
+search: 搜索 搜一下 查一下 検索 調べて 검색
 open: 打开 開いて 開け 열어
 read: 读取 读一下 読んで 読み込 읽어
 get: 获取 取得 가져와
@@ -108,6 +124,7 @@ calculate: 计算 計算 계산
 compare: 比较 对比 比較 비교
 unzip: 解压 解凍 압축을 풀
 compress: 压缩 圧縮 압축해
+resize: 缩放 リサイズ 크기를 조정
 """
 
 
@@ -125,11 +142,11 @@ _WORD_VERBS = _table(_WORDS)
 _MARK_VERBS = _table(_MARKS)
 _MARKS_RE = re.compile("|".join(sorted(map(re.escape, _MARK_VERBS), key=len, reverse=True)))
 _TOKEN = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)?", re.UNICODE)
-# Words of politeness and address a request may start with before its verb.
+# Words of politeness, address and wanting a request may start with before its verb.
 _POLITE = frozenset("""
 bitte mal doch kannst könntest du mir uns por favor puedes podrías me nos s il te plaît vous pouvez peux tu
 moi per piacere puoi potresti mi ci você pode podes pode-me kun je alsjeblieft graag пожалуйста можешь
-мне нам
+мне нам quiero quisiera möchte ich voglio vorrei je veux quero queria wil хочу
 """.split())
 _LEAD_WORDS = 4  # the verb must come within this many words past politeness
 
