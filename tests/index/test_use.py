@@ -105,7 +105,7 @@ def test_the_first_models_texts_are_shared_so_the_worker_running_the_other_model
     assert sorted(mine + theirs) == [0, 1, 2, 3] and not set(mine) & set(theirs)
     caller = sum(len(texts[i]) for i in mine)
     worker = 0.2 * sum(map(len, texts)) + sum(len(texts[i]) for i in theirs)
-    assert abs(caller - worker) <= max(map(len, texts))  # no better split moves a whole text
+    assert abs(caller - worker) <= max(map(len, texts))  # the two loads differ by at most one text
     assert share_first_part(["one request"], 0.2) == ([0], [])  # a single text stays on the caller
     assert share_first_part(texts, 0.0) == ([0, 3], [1, 2])  # longest first, each to the lighter side
     assert share_first_part(texts, 10.0) == ([0, 1, 2, 3], [])  # the other models alone outweigh them all

@@ -25,6 +25,7 @@ from votr_mcp.retrieval.rerank import QueryView
     ("Wyślij na kanał #deploy wiadomość", "send"),
     ("把 demo.mp4 缩放成 1280x720", "resize"),
     ("CVE-2024-3094 の詳細を調べて", "search"),
+    ("backup.zip 압축을 풀어줘", "unzip"),  # a form of two words is read whole
 ])
 def test_the_leading_verb_of_a_request_in_another_language_is_read(text, verb):
     assert foreign_verb(text) == verb
@@ -36,6 +37,7 @@ def test_the_leading_verb_of_a_request_in_another_language_is_read(text, verb):
     "he lies about the hole in the leg",  # English words that are also forms elsewhere are not listed
     "leg day plan for tomorrow",  # German "leg (… an)" is an English word
     "dime store receipts from last year",
+    "이 수학 문제 좀 풀어줘",  # "solve this problem": 풀 alone is not "unzip" (압축을 풀)
 ])
 def test_no_single_verb_is_read_where_none_or_two_are_named(text):
     assert foreign_verb(text) is None

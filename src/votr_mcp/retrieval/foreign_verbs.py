@@ -45,8 +45,8 @@ search: suche suchen busca buscar cherche chercher recherche rechercher cerca ce
   busque zoek поищи ищи искать
 open: öffne öffnen abre abrir ouvre ouvrir apri aprire abra открой открыть
 read: lesen lis lire leggi leggere leia ler прочитай прочти прочесть
-get: hol holen obtén obtener consigue trae récupère récupérer obtiens prendi recupera ottieni pega pegue obtém
-  haal получи достань
+get: hol holen obtén obtener consigue trae récupère récupérer obtiens prendi recupera ottieni pega pegue
+  obtém haal получи достань
   donne donne-moi dámelo dammi geef дай
 delete: lösche lösch löschen entferne entfernen borra borrar elimina eliminar quita supprime supprimer
   effacer cancella cancellare rimuovi apaga apague exclui exclua remova deleta verwijder wis
@@ -57,8 +57,8 @@ update: aktualisiere aktualisieren actualiza actualizar aggiorna atualiza atuali
 rename: benenne umbenennen renombra renomme rinomina renomeia renomeie hernoem переименуй
 replace: ersetze ersetzen reemplaza sustituye remplace remplacer sostituisci substitui substitua vervang замени
 move: verschiebe verschieb mueve déplace déplacer sposta spostare mova verplaats перемести
-send: sende schicke schick senden schicken envía envia enviar manda mandar envoie envoyer invia inviare envie
-  mande stuur verstuur отправь отправить пошли
+send: sende schicke schick senden schicken envía envia enviar manda mandar envoie envoyer invia inviare
+  envie mande stuur verstuur отправь отправить пошли
   wyślij
 run: führe starte starten ejecuta ejecutar inicia exécute exécuter démarre esegui eseguire avvia
   lancia executa executar roda voer запусти выполни
@@ -91,7 +91,7 @@ tell: dis-moi dimmi diga diz-me zeg скажи
 extract: extrahiere extrae extraire estrai extrai
 """
 
-# English verb: its forms in zh, ja, ko (substrings).
+# English verb: its forms in zh, ja, ko (substrings; "_" stands for a space inside a form).
 _MARKS = """
 create: 创建 新建 建一个 作成 作って 作る 만들어 생성
 add: 添加 增加 加一 追加 入れて 추가
@@ -107,7 +107,7 @@ get: 获取 取得 가져와
 delete: 删除 删掉 削除 消して 삭제 지워
 change: 修改 更改 改成 変更 변경 바꿔 수정
 update: 更新 업데이트
-rename: 重命名 名前を変 이름을 바꿔
+rename: 重命名 名前を変 이름을_바꿔
 replace: 替换 置換 置き換 교체
 move: 移动 移到 移動 이동 옮겨
 send: 发送 发给 发一 送って 送信 보내 전송
@@ -122,19 +122,20 @@ translate: 翻译 翻訳 번역
 summarize: 总结 概括 要約 요약
 calculate: 计算 計算 계산
 compare: 比较 对比 比較 비교
-unzip: 解压 解凍 압축을 풀
+unzip: 解压 解凍 압축을_풀
 compress: 压缩 圧縮 압축해
-resize: 缩放 リサイズ 크기를 조정
+resize: 缩放 リサイズ 크기를_조정 크기_조정
 """
 
 
 def _table(text: str) -> dict[str, str]:
-    """Form -> English verb, from lines "verb: form form …" (a line may go on indented)."""
+    """Form -> English verb, from lines "verb: form form …" (a line may go on indented; "_" in a form
+    is a space)."""
     out: dict[str, str] = {}
     for line in re.sub(r"\n\s+", " ", text.strip()).splitlines():
         verb, forms = line.split(":", 1)
         for form in forms.split():
-            out.setdefault(form, verb)
+            out.setdefault(form.replace("_", " "), verb)
     return out
 
 
