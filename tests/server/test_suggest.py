@@ -152,7 +152,7 @@ async def test_a_search_while_the_known_servers_are_being_indexed_suggests_nothi
     model = MiniLMEmbedder()
     like = Retriever.build(Catalog(t for t in registry if t.server == "time"), embedder=model)
     suggester = Suggester(Catalog(t for t in registry if t.server == "git"), setup_entries(default_registry_path()))
-    request = functools.partial(suggester.suggest, "stage my changes and commit them", like, ())
+    request = functools.partial(suggester.suggest, "show the last 3 commits of my repository", like, ())
     with suggester._lock:  # what warm() holds while it builds
         with anyio.fail_after(5):
             assert await anyio.to_thread.run_sync(request, abandon_on_cancel=True) == []
