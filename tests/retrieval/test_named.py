@@ -28,20 +28,23 @@ def supports(servers, text):
 
 
 def test_a_named_service_whose_tools_do_not_do_the_action_does_not_support_it(servers):
-    assert servers.named("Delete the Heroku app old-staging-api permanently", QueryView.of("Delete the Heroku app").tokens) == ["Heroku"]
-    assert not supports(servers, "Delete the Heroku app old-staging-api permanently")
+    text = "Delete the Heroku app old-staging-api permanently"
+    assert servers.named(text, QueryView.of("Delete the Heroku app").tokens) == ["Heroku"]
+    assert not supports(servers, text)
     assert supports(servers, "Delete the Netlify site old-docs")  # Netlify's own tool deletes
     assert supports(servers, "list my Heroku apps")
 
 
 def test_a_service_is_named_by_a_name_not_by_a_common_word_in_passing(servers):
     # "everything" is a server here: in lower case, as an ordinary word, it names nothing.
-    assert servers.named("forget everything you know about Bob", QueryView.of("forget everything you know about Bob").tokens) == []
-    assert supports(servers, "forget everything you know about Bob")
+    text = "forget everything you know about Bob"
+    assert servers.named(text, QueryView.of(text).tokens) == []
+    assert supports(servers, text)
     assert not supports(servers, "git: push my commits to origin")  # before a colon, a name in any case
     assert not supports(servers, "push my commits with Git")
     # Capitalized only because it starts a sentence, a word names nothing ("MCP Create" here).
-    assert servers.named("Create a list. Delete the Heroku app", QueryView.of("Create a list. Delete the Heroku app").tokens) == ["Heroku"]
+    text = "Create a list. Delete the Heroku app"
+    assert servers.named(text, QueryView.of(text).tokens) == ["Heroku"]
 
 
 def test_no_verb_or_no_named_service_reads_as_supported(servers):

@@ -20,7 +20,8 @@ that comes out negative is dropped. Where null requests are scored (every catalo
 are then retuned for the point abstention works at: one weight at a time is moved while that raises
 the share of no-tool dev rows refused at the null quantile refit for it, from the logistic weights and
 from a few seeded rescalings of them (calibration_fit.py, ``_tune_for_refusals``). Only the
-direction of the weights matters, the threshold comes after: a lower bound that keeps false abstention on answerable rows at most ``false_abstain``. With
+direction of the weights matters, the threshold comes after: a lower bound that keeps false
+abstention on answerable rows at most ``false_abstain``. With
 ``abstain_confidence`` c (0.9 as shipped) it holds with probability c over the calibration draw, not
 only on average: the r-th smallest of n scores has a true miss rate F ~ Beta(r, n + 1 − r), so r is
 the largest rank with P(Binomial(n, false_abstain) ≤ r − 1) ≤ 1 − c (training-conditional conformal;

@@ -123,9 +123,10 @@ def fit(
     null requests' scores that, as each set's threshold, keeps false abstention on its answerable rows
     at most ``false_abstain`` with probability ``abstain_confidence``. ``bounded_with`` maps a set to
     the group whose false abstention is bounded together (sets of one style, each too small to bound
-    alone: our three human-style sets); a set not in it is its own group. ``cells`` (one label per row, default its set) groups the
-    no-tool rows whose refused share the abstention weights are tuned to raise, each cell counting
-    the same (a set's chat and its near-misses apart). Pure: reads nothing else, returns a new Calibration.
+    alone: our three human-style sets); a set not in it is its own group. ``cells`` (one label per
+    row, default its set) groups the no-tool rows whose refused share the abstention weights are
+    tuned to raise, each cell counting the same (a set's chat and its near-misses apart). Pure:
+    reads nothing else, returns a new Calibration.
     """
     if len(results) != len(golds):
         raise RetrievalError(f"fit got {len(results)} results but {len(golds)} gold sets; pass one gold set per result")

@@ -9,9 +9,9 @@ from collections.abc import Collection, Sequence
 
 from votr_mcp.index.tokenize import STOPWORDS, stem, words_of
 
-__all__ = ["ACTION_OF", "ACTIONS", "LITERAL_OPERATIONS", "MAX_WORD_CHARS", "SYNONYMS", "action_at", "action_word", "asked_words", "bounded",
-           "class_at", "first_reference", "is_identifier", "is_question", "lead_at", "named_first", "named_tools", "object_words", "opens_new",
-           "reads_first", "request_action", "request_object", "request_values", "request_words", "taken_values",
+__all__ = ["ACTION_OF", "ACTIONS", "LITERAL_OPERATIONS", "MAX_WORD_CHARS", "SYNONYMS", "action_at", "action_word",
+           "asked_words", "bounded", "class_at", "first_reference", "is_identifier", "is_question", "lead_at",
+           "named_first", "named_tools", "object_words", "opens_new", "reads_first", "request_action", "request_object", "request_values", "request_words", "taken_values",
            "text_actions", "unwritten_verb", "values_taken", "verb_words", "without_quotes", "words_of"]
 
 MAX_WORD_CHARS = 96  # longer unbroken runs (pasted hashes, base64, minified text) carry no intent cue

@@ -129,6 +129,6 @@ class TextRanker:
         if len(ranked) > len(ranked_scores):  # a named tool from outside the head: it leads at the best score
             ranked_scores = np.r_[ranked_scores[:1], ranked_scores][: len(ranked)]
         found = evidence(f, ranked, view, self._features.views, self._splade_norms,
-                         self._chat_similarity(text, vec), self._tool_request(vec),
-                         self._verb_offered(text, view.verb), self._features.servers.supports(text, view)) if vec is not None else {}
+                         self._chat_similarity(text, vec), self._tool_request(vec), self._verb_offered(text, view.verb),
+                         self._features.servers.supports(text, view)) if vec is not None else {}
         return Ranking(ranked, ranked_scores, f.cosine[ranked], f.lexical[ranked], found)

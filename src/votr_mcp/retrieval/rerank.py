@@ -171,7 +171,8 @@ class QueryView:
         said = foreign_verb(text) if verb is None or not is_english(text) else None
         if said is not None:
             verb = first = action_word(said)
-        actions = frozenset(a for a in (class_at(asked, i) for i in range(len(asked))) if a is not None) | ({verb} if verb else set())
+        classes = (class_at(asked, i) for i in range(len(asked)))
+        actions = frozenset(a for a in classes if a is not None) | ({verb} if verb else set())
         if verb is None and is_question(text, words):
             first, actions = "read", frozenset({"read"})  # a question asks to be told (intent.is_question)
         values, without_values = values_taken(text)
