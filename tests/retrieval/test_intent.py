@@ -93,7 +93,14 @@ def test_to_make_a_thing_already_there_something_is_to_change_it(text, action):
     ("what does docs/v2/api.md say about rate limits?", {"path"}),
     ("save https://example.com/pricing as notes/pricing.md", {"url", "path"}),
     ("what time is it in Tokyo", set()),
-    ("upgrade numpy to 1.26.4", set()),
+    ("upgrade numpy to 1.26.4", set()),  # a version is no address
+    ("who is 185.199.108.153 registered to?", {"ip"}),
+    ("how bad is CVE-2023-4863?", {"cve"}),
+    ("text Jonas at +49 1512 3456789 that I'm late", {"phone"}),
+    ("how high above sea level is 46.5763, 7.9904?", {"coordinates"}),
+    ("is 0x7a250d5630B4cF539739dF2C5dAcb4c659F2488D a contract or a wallet?", {"chain_address"}),
+    ("is example-shop.de down for everyone?", {"url"}),
+    ("what's 17.5% of 2,340?", set()),
 ])
 def test_request_values_are_the_kinds_of_value_a_request_hands_over(text, kinds):
     assert request_values(text) == kinds
@@ -103,6 +110,9 @@ def test_taken_values_read_a_tools_parameter_names_and_descriptions():
     assert taken_values("url URL to fetch max length Maximum number of characters") == {"url"}
     assert taken_values("source timezone Source IANA timezone name time Time to convert in 24-hour format") == {"time"}
     assert taken_values("timezone IANA timezone name") == set()
+    assert taken_values("domain The domain name to look up, e.g. example.com") == {"url"}  # a bare host reads as a site
+    assert taken_values("cve_id CVE identifier") == {"cve"}
+    assert taken_values("latitude Latitude longitude Longitude") == {"coordinates"}
 
 
 @pytest.mark.parametrize("text,asks", [

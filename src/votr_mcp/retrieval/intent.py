@@ -328,22 +328,34 @@ def _names(text: str) -> frozenset[str]:
 # a docs search), a clock time wants one with a time ("4pm Paris time in New York": convert_time).
 _VALUES = {  # in this order: an address is read (and taken out) before its domain reads as a web site
     "email": re.compile(r"\b[\w.+-]+@[\w-]+\.[\w.]+\b"),
-    "url": re.compile(r"https?://\S+|\bwww\.\S+|\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|org|net|io|dev|ai|app|co|edu|gov)\b\S*",
-                      re.IGNORECASE),
+    "ip": re.compile(r"\b(?:\d{1,3}\.){3}\d{1,3}\b"),
+    "url": re.compile(r"https?://\S+|\bwww\.\S+|\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|org|net|io|dev|ai|app|co|edu|gov|"
+                      r"de|uk|fr|nl|eu|ch|at|se|dk|pl|ca|jp|shop|store|info|xyz|tech|site|online|blog)\b\S*", re.IGNORECASE),
     "path": re.compile(r"(?:^|\s)(?:~|\.{1,2})?/[\w.-]+|\b[\w-]+\.(?:txt|md|json|csv|tsv|xlsx?|py|js|ts|tsx|ya?ml|log|pdf|"
                        r"png|jpe?g|gif|docx?|pptx?|html?|xml|sql|db|sqlite|toml|ini|cfg|sh|zip|tar|gz|mp[34]|wav)\b", re.IGNORECASE),
+    "cve": re.compile(r"\bCVE-\d{4}-\d{4,}\b", re.IGNORECASE),
+    "chain_address": re.compile(r"\b0x[0-9a-f]{40}\b", re.IGNORECASE),
+    "coordinates": re.compile(r"-?\b\d{1,3}\.\d{2,}\s*,\s*-?\d{1,3}\.\d{2,}\b"),
+    "phone": re.compile(r"\+\d[\d ().-]{6,}\d"),
     "time": re.compile(r"\b\d{1,2}:\d{2}\b|\b\d{1,2}\s?(?:am|pm)\b", re.IGNORECASE),
 }
 _TAKES = {
-    "url": frozenset({"url", "urls", "uri", "link", "links", "href", "endpoint", "website", "webpage"}),
+    "url": frozenset({"url", "urls", "uri", "link", "links", "href", "endpoint", "website", "webpage",
+                      "domain", "domains", "hostname"}),
     "email": frozenset({"email", "emails", "recipient", "recipients", "mail"}),
     "path": frozenset({"path", "paths", "file", "files", "filename", "filepath", "directory", "folder", "dir"}),
     "time": frozenset({"time", "times", "datetime", "timestamp", "hour", "clock"}),
+    "ip": frozenset({"ip", "ips", "ipv4", "hostname", "host"}),
+    "cve": frozenset({"cve", "cves", "vulnerability", "vulnerabilities"}),
+    "chain_address": frozenset({"contract", "wallet", "address"}),
+    "coordinates": frozenset({"latitude", "longitude", "lat", "lon", "lng", "coordinates", "coordinate", "coords"}),
+    "phone": frozenset({"phone", "phones", "mobile", "telephone", "msisdn"}),
 }
 
 
 def request_values(text: str) -> frozenset[str]:
-    """The kinds of value a request gives (url, email, path, time): what its tool must take."""
+    """The kinds of value a request gives (url, email, path, time, ip, cve, phone, coordinates, chain
+    address): what its tool must take."""
     return values_taken(text)[0]
 
 
