@@ -151,7 +151,7 @@ def test_a_request_in_another_language_is_scored_by_the_multilingual_model_alone
 
 
 def test_a_searchs_dense_scores_from_one_pass_equal_each_text_scored_alone_against_the_whole_matrix(registry):
-    from votr_mcp.retrieval.fusion import dense_scores
+    from votr_mcp.retrieval.dense_scores import dense_scores
 
     d = registry.dense_index
     assert d.tools_t2v is d.tools and d.t2v_rows is not None and len(d.t2v_rows)  # registry tools lend examples
@@ -175,16 +175,16 @@ def test_a_searchs_dense_scores_from_one_pass_equal_each_text_scored_alone_again
 
 
 def test_a_big_catalogs_product_in_two_halves_on_two_threads_gives_every_tools_scores(registry, monkeypatch):
-    from votr_mcp.retrieval import fusion
+    from votr_mcp.retrieval import dense_scores as scoring
 
     d = registry.dense_index
     texts = ["show the last 3 commits of my repository", "wie spät ist es in Tokio", "list the files in my home folder",
              "what time is it", "send an email"]  # 5 rows: padded to 8 for the kernel, cut back to 5
     vectors = registry.embed(texts)
     queries = [(t, vectors[t]) for t in texts]
-    whole = fusion.dense_scores(d, registry.config, queries)
-    monkeypatch.setattr(fusion, "SPLIT_TOOLS", 1)  # registry-sized catalogs run in one piece
-    halves = fusion.dense_scores(d, registry.config, queries)
+    whole = scoring.dense_scores(d, registry.config, queries)
+    monkeypatch.setattr(scoring, "SPLIT_TOOLS", 1)  # registry-sized catalogs run in one piece
+    halves = scoring.dense_scores(d, registry.config, queries)
     assert len(halves) == len(texts)
     for a, b in zip(whole, halves):
         assert a.joint.shape == b.joint.shape == (len(registry.catalog),)

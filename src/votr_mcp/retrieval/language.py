@@ -2,7 +2,7 @@
 
 The dense list sums two models' cosines: MiniLM reads English only, multilingual USE reads 16
 languages in one space. For a request in another language MiniLM's cosine is noise that halves
-USE's signal, so such a request is scored by USE alone (fusion.py). Telling the language apart
+USE's signal, so such a request is scored by USE alone (dense_scores.py). Telling the language apart
 needs no language-identification model for that: a request mostly in a non-Latin script (Chinese,
 Japanese, Korean, Cyrillic, Arabic, Greek, Hebrew, Devanagari, Thai...) is not English, and a
 Latin-script one is not English when more of its words are another language's function words

@@ -12,9 +12,10 @@ from numpy.typing import NDArray
 from scipy import sparse as sp
 
 from votr_mcp.index.tokenize import stem
+from votr_mcp.retrieval.dense_scores import DenseScores, dense_scores
 from votr_mcp.retrieval.evidence import evidence
 from votr_mcp.retrieval.features import Ranking, by_request
-from votr_mcp.retrieval.fusion import DenseScores, Fused, dense_scores, fuse, fused_head, sparse_queries
+from votr_mcp.retrieval.fusion import Fused, fuse, fused_head, sparse_queries
 from votr_mcp.retrieval.intent import LITERAL_OPERATIONS
 from votr_mcp.retrieval.language import is_english
 from votr_mcp.retrieval.rerank import GROUPS, QueryView, head_features
