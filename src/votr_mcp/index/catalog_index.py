@@ -17,6 +17,7 @@ from scipy import sparse as sp
 
 from votr_mcp.catalog.models import Catalog
 from votr_mcp.index.bm25 import BM25Index
+from votr_mcp.index.coarse import COARSE_TOOLS, CoarsePass
 from votr_mcp.index.dense import Embedder, EmbeddingCache, JointEmbedder, SparseEncoder, embed_cached, l2_normalise
 from votr_mcp.index.known_examples import examples_of
 from votr_mcp.index.sparse import SparseIndex, postings_sum
@@ -64,6 +65,7 @@ class DenseIndex:
     splade_vocabulary: int = 0  # the encoder's vocabulary size
     examples: NDArray[np.float32] | None = None  # each example query's vector (rows of every tool's examples)
     example_owner: NDArray[np.intp] | None = None  # the tool row each example belongs to
+    coarse: CoarsePass | None = None  # of ``tools``, from COARSE_TOOLS tools (index/coarse.py)
 
     @classmethod
     def learned_sparse(cls, splade: sp.csr_matrix | None) -> dict[str, object]:
@@ -160,9 +162,19 @@ def build_dense(catalog: Catalog, embedder: Embedder, cache: EmbeddingCache | No
         server_summary=np.ascontiguousarray(vectors[n + m : n + 2 * m]),
         server_of=np.fromiter((server_row[t.server] for t in catalog), dtype=np.intp, count=n),
         slices=slices,
+        coarse=CoarsePass.fit(tools, slices or (slice(None),)) if n >= COARSE_TOOLS else None,
         **_example_fields(vectors[n + 2 * m :], owners, n),
         **DenseIndex.learned_sparse(splade),  # type: ignore[arg-type]
     )
+
+
+def _restacked_coarse(old: DenseIndex, tools: NDArray[np.float32], keep: NDArray[np.intp]) -> CoarsePass | None:
+    """The coarse pass of a restacked index: the old one's directions, kept rows reused (a one-tool
+    change at 100k tools projects one row); fitted anew when the catalog grows past COARSE_TOOLS."""
+    if len(tools) < COARSE_TOOLS:
+        return None
+    parts = old.slices or (slice(None),)
+    return old.coarse.restacked(keep, tools, parts) if old.coarse is not None else CoarsePass.fit(tools, parts)
 
 
 def _tool2vec_fields(rows: Sequence[int], vectors: Sequence[NDArray[np.float32]], dim: int) -> dict[str, Any]:
@@ -283,6 +295,7 @@ def restack_dense(old: DenseIndex, catalog: Catalog, rows: Rows, embedder: Embed
         server_summary=np.ascontiguousarray(vectors[len(fresh) + m : len(fresh) + 2 * m]),
         server_of=np.fromiter((server_row[t.server] for t in catalog), dtype=np.intp, count=len(catalog)),
         slices=old.slices,
+        coarse=_restacked_coarse(old, tools, keep),
         **_example_fields(example_vectors, [*kept_owners, *new_owners], len(catalog)),
         **DenseIndex.learned_sparse(splade),  # type: ignore[arg-type]
     )

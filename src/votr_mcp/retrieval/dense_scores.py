@@ -10,16 +10,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
 
 from votr_mcp.index.catalog_index import DenseIndex
+from votr_mcp.index.coarse import CoarsePass, candidates
 from votr_mcp.retrieval.config import RetrievalConfig
 from votr_mcp.retrieval.language import is_english
 
-__all__ = ["DenseScores", "ServerCosines", "dense_scores"]
+__all__ = ["DenseScores", "ServerCosines", "dense_scores", "exact_rows"]
 
 
 class ServerCosines:
@@ -55,6 +56,8 @@ class DenseScores(NamedTuple):
     models: tuple[NDArray[np.float32], ...]  # each model's own cosine (joint vectors), else ()
     server: ServerCosines  # per server row: the better of its description's and summary's cosine
     alone: slice | None = None  # the one model's columns the joint cosine was read from, if any
+    approximate: NDArray[np.bool_] | None = None  # tools the coarse pass alone scored (:func:`exact_rows`)
+    hidden_variance: float = 0.0  # what their spread lacks of the true one (CoarsePass.hidden_variance)
 
 
 def dense_scores(dense: DenseIndex, cfg: RetrievalConfig,
@@ -71,13 +74,24 @@ def dense_scores(dense: DenseIndex, cfg: RetrievalConfig,
     matrix = dense.tools_t2v if cfg.tool2vec else dense.tools
     vectors = np.stack([v for _, v in queries]).astype(np.float32, copy=False)
     parts = dense.slices or (slice(None),)
-    tools = _products(vectors, matrix, parts)
+    tools, approximate = _products(vectors, matrix, parts, dense.coarse if matrix is dense.tools else None)
     if cfg.tool2vec and dense.t2v_rows is not None and len(dense.t2v_rows):
         assert dense.t2v_vectors is not None  # the rows of tools with examples (DenseIndex.tool2vec_matrix)
         for p, sl in zip(tools, parts):
             p[:, dense.t2v_rows] = vectors[:, sl] @ dense.t2v_vectors[:, sl].T
+        if approximate is not None:
+            approximate[dense.t2v_rows] = False
+
+    def rough(j: int, alone: slice | None = None) -> dict[str, Any]:  # each text's own mask: exact_rows marks it
+        if approximate is None or dense.coarse is None:
+            return {}
+        hidden = dense.coarse.hidden_variance(vectors[j]) if alone is None else (
+            len(parts) ** 2 * dense.coarse.hidden_variance(vectors[j], alone))
+        return {"approximate": approximate.copy(), "hidden_variance": hidden}
+
     if not dense.slices:
-        return [DenseScores(tools[0][j], (), ServerCosines(dense, vectors[j], parts, 1.0)) for j in range(len(queries))]
+        return [DenseScores(tools[0][j], (), ServerCosines(dense, vectors[j], parts, 1.0), None, **rough(j))
+                for j in range(len(queries))]
     k = len(dense.slices)
     alone = [_alone(dense, cfg, text) for text, _ in queries]
     joint = {j: _sum(p[j] for p in tools) for j, a in enumerate(alone) if a is None}  # before the scaling below
@@ -87,11 +101,33 @@ def dense_scores(dense: DenseIndex, cfg: RetrievalConfig,
     for j, a in enumerate(alone):
         models = tuple(p[j] for p in tools)
         if a is None:
-            out.append(DenseScores(joint[j], models, ServerCosines(dense, vectors[j], parts, 1.0), None))
+            out.append(DenseScores(joint[j], models, ServerCosines(dense, vectors[j], parts, 1.0), None, **rough(j)))
         else:
             i = dense.slices.index(a)
-            out.append(DenseScores(models[i], models, ServerCosines(dense, vectors[j], (a,), k), a))
+            out.append(DenseScores(models[i], models, ServerCosines(dense, vectors[j], (a,), k), a, **rough(j, a)))
     return out
+
+
+def exact_rows(dense: DenseIndex, scored: DenseScores, vector: NDArray[np.float32], rows: NDArray[np.intp]) -> None:
+    """Give ``rows`` their exact scores in ``scored`` (in place) where the coarse pass alone scored
+    them: the tools a search goes on to read (its fused lists' heads) each get their true cosine."""
+    if scored.approximate is None:
+        return
+    rows = rows[scored.approximate[rows]]
+    if not len(rows):
+        return
+    picked = dense.tools[rows]
+    parts = dense.slices or (slice(None),)
+    own = [picked[:, sl] @ vector[sl] for sl in parts]  # each a model's cosine over the number of models
+    if not dense.slices:
+        scored.joint[rows] = own[0]
+    else:
+        k = np.float32(len(parts))
+        for model, part in zip(scored.models, own):
+            model[rows] = part * k
+        if scored.alone is None:  # (read alone, the joint cosine is that model's array, set above)
+            scored.joint[rows] = _sum(own)
+    scored.approximate[rows] = False
 
 
 SPLIT_TOOLS = 20_000
@@ -103,10 +139,12 @@ _HALF = ThreadPoolExecutor(1, thread_name_prefix="votr-dense")
 QUERY_ROWS = 4
 
 
-def _products(vectors: NDArray[np.float32], matrix: NDArray[np.float32],
-              parts: Sequence[slice]) -> list[NDArray[np.float32]]:
+def _products(vectors: NDArray[np.float32], matrix: NDArray[np.float32], parts: Sequence[slice],
+              coarse: CoarsePass | None = None) -> tuple[list[NDArray[np.float32]], NDArray[np.bool_] | None]:
     """Per model (columns ``parts``), the (queries x tools) products: each row a query's scores,
-    contiguous for what reads it.
+    contiguous for what reads it. With ``coarse`` (a large catalog's, index/coarse.py) the
+    products are approximate but for the tools near the top of some query's list, scored exactly;
+    the mask returned marks the others (None: all exact).
 
     Several queries are padded with zero rows to a multiple of 4: OpenBLAS's kernel (Haswell, what
     it runs on this machine's CPU) takes 4 query rows at a time, and the rows left over ran far
@@ -115,17 +153,30 @@ def _products(vectors: NDArray[np.float32], matrix: NDArray[np.float32],
     if m > 1 and m % QUERY_ROWS:
         vectors = np.vstack([vectors, np.zeros((QUERY_ROWS - m % QUERY_ROWS, vectors.shape[1]), dtype=np.float32)])
     if n < SPLIT_TOOLS:
-        return [(vectors[:, sl] @ matrix[:, sl].T)[:m] for sl in parts]
+        return [(vectors[:, sl] @ matrix[:, sl].T)[:m] for sl in parts], None
     out = [np.empty((len(vectors), n), dtype=np.float32) for _ in parts]
+    if coarse is not None:
+        reduced, base = coarse.query_rows(vectors, parts)
 
-    def rows(lo: int, hi: int) -> None:
-        for o, sl in zip(out, parts):
-            o[:, lo:hi] = vectors[:, sl] @ matrix[lo:hi, sl].T
+        def rows(lo: int, hi: int) -> None:
+            coarse.fill(reduced, base, out, lo, hi)
+    else:
+        def rows(lo: int, hi: int) -> None:
+            for o, sl in zip(out, parts):
+                o[:, lo:hi] = vectors[:, sl] @ matrix[lo:hi, sl].T
 
     half = _HALF.submit(rows, n // 2, n)
     rows(0, n // 2)
     half.result()
-    return [o[:m] for o in out]
+    approximate = None
+    if coarse is not None:
+        keep = candidates(out, m)
+        chosen = matrix[keep]
+        for o, sl in zip(out, parts):
+            o[:, keep] = vectors[:, sl] @ chosen[:, sl].T
+        approximate = np.ones(n, dtype=np.bool_)
+        approximate[keep] = False
+    return [o[:m] for o in out], approximate
 
 
 def _sum(rows: Iterable[NDArray[np.float32]]) -> NDArray[np.float32]:

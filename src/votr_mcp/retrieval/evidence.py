@@ -70,7 +70,7 @@ def evidence(f: Fused, order: NDArray[np.intp], query: QueryView, views: Sequenc
     cos = f.cosine
     ranked_cos = np.sort(cos[order])[::-1]
     top = float(ranked_cos[0])
-    spread = float(cos.std())
+    spread = float(np.sqrt(max(0.0, cos.var() + f.hidden_variance)))
     models = f.model_cosines or (cos,)
     channels: list[NDArray[np.float64]] = [*models]
     splade_top = 0.0

@@ -20,7 +20,7 @@ from votr_mcp.index.dense import Embedder, JointEmbedder, l2_normalise
 from votr_mcp.index.text import query_dense_text
 from votr_mcp.index.tokenize import tokenize
 from votr_mcp.retrieval.config import RetrievalConfig
-from votr_mcp.retrieval.dense_scores import DenseScores, ServerCosines, dense_scores
+from votr_mcp.retrieval.dense_scores import DenseScores, ServerCosines, dense_scores, exact_rows
 from votr_mcp.retrieval.foreign_verbs import foreign_verb
 from votr_mcp.retrieval.formulas import gap_normalised, rrf, top_k
 from votr_mcp.retrieval.intent import asked_words, unwritten_verb
@@ -40,6 +40,7 @@ class Fused(NamedTuple):
     tokens: list[str]
     splade: NDArray[np.float64] | None = None  # learned sparse dot product; None when not built
     model_cosines: tuple[NDArray[np.float32], ...] = ()  # each dense model's own cosine (joint vectors)
+    hidden_variance: float = 0.0  # of ``cosine`` over the catalog, not in its values (a coarse pass's)
 
 
 def fuse(text: str, vec: NDArray[np.float32] | None, lexical_index: LexicalIndex, dense: DenseIndex | None,
@@ -75,6 +76,7 @@ def fuse(text: str, vec: NDArray[np.float32] | None, lexical_index: LexicalIndex
         asked = f"{asked} {meant}"  # "forget Bob", "lösche die Datei": the tools' texts say delete
     tokens = tokenize(asked)
     server_cos: ServerCosines | None = None
+    query = vec  # (a foreign request's examples below read a scaled part of it)
     models: tuple[NDArray[np.float32], ...] = ()
     if vec is not None and dense is not None:
         scored = scored if scored is not None else dense_scores(dense, cfg, [(text, vec)])[0]
@@ -86,7 +88,9 @@ def fuse(text: str, vec: NDArray[np.float32] | None, lexical_index: LexicalIndex
         if examples is not None and owner is not None and scored.alone is not None:
             scale = np.sqrt(np.float32(len(dense.slices)))
             examples, vec = examples[:, scored.alone] * scale, vec[scored.alone] * scale
-        add(cos, cfg.w_dense, False)
+        # The dense list ranks the tools scored exactly: an approximate score (a coarse pass's, at
+        # 100k tools) is off by up to .04 and could push a true best tool out of the list.
+        add(cos if scored.approximate is None else np.where(scored.approximate, -np.inf, cos), cfg.w_dense, False)
         if examples is not None and owner is not None:
             # The nearest example request of each tool (Tool2Vec's mean blurs a tool's several uses).
             add(_nearest_example(examples @ vec, owner, n, stand_in=cos), cfg.w_examples, True)
@@ -107,7 +111,13 @@ def fuse(text: str, vec: NDArray[np.float32] | None, lexical_index: LexicalIndex
             add(learned, cfg.w_splade * trust, True)
     for h in hints:
         add(h, cfg.w_hint, True)
-    return Fused(fused, cos, server_cos, bm25, lexical, tokens, learned, models)
+    if scored is not None and scored.approximate is not None and dense is not None and query is not None:
+        # What can reach the head (a tool some list ranks) is read with its exact cosine.
+        listed = np.flatnonzero(fused > 0)
+        exact_rows(dense, scored, query, listed)
+        cos[listed] = scored.joint[listed]
+    hidden = scored.hidden_variance if scored is not None and vec is not None else 0.0
+    return Fused(fused, cos, server_cos, bm25, lexical, tokens, learned, models, hidden)
 
 
 def _nearest_example(cosines: NDArray[np.float32], owner: NDArray[np.intp], n: int,
