@@ -53,12 +53,14 @@ _NOT_PROSE = re.compile(r"\S*[/@\\]\S*|\S+\.[A-Za-z0-9]{1,5}\b")
 def is_english(text: str) -> bool:
     """Whether a request reads as English (see the module docstring)."""
     text = _NOT_PROSE.sub(" ", text)
-    letters = [c for c in text if c.isalpha()]
-    if not letters:
-        return True
-    foreign_script = sum(1 for c in letters if not _latin(c))
-    if foreign_script >= _NON_LATIN * len(letters):
-        return False
+    if not text.isascii():  # (an ASCII text has no letter outside the Latin script: at 100k tools
+        # a long task's texts are read here some 16 times a search, letter by letter 2 ms of it)
+        letters = [c for c in text if c.isalpha()]
+        if not letters:
+            return True
+        foreign_script = sum(1 for c in letters if not _latin(c))
+        if foreign_script >= _NON_LATIN * len(letters):
+            return False
     words = [w.lower() for w in _WORD.findall(text)]
     other = sum(w in _OTHER for w in words)
     english = sum(w in _ENGLISH for w in words)
