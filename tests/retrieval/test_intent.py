@@ -71,6 +71,7 @@ def test_long_unbroken_text_is_read_in_time_proportional_to_its_length(pasted):
     ("keep in mind that I work night shifts", "create"),
     ("don't forget that Tom owes me 20 dollars", "create"),  # not "forget", a delete
     ("please do not forget: the dentist is on Friday", "create"),
+    ("tick off 'renew passport' in Todoist", "update"), ("check off the groceries task", "update"),
 ])
 def test_verbs_of_several_words_are_read_as_the_verb_they_mean(text, action):
     assert request_action(text) == action
@@ -83,6 +84,14 @@ def test_verbs_of_several_words_are_read_as_the_verb_they_mean(text, action):
     ("make 3 copies of the Summary sheet", "create"),
 ])
 def test_to_make_a_thing_already_there_something_is_to_change_it(text, action):
+    assert request_action(text) == action
+
+
+@pytest.mark.parametrize("text,action", [
+    ("transition PAY-311 to Done", "update"), ("shift the task 'Update pricing FAQ' to Sprint 14", "update"),
+    ("renew my domain for another year", "update"), ("raise a quote for Harbor Dental", "create"),
+])
+def test_verbs_of_workflow_tools_read_as_their_action(text, action):
     assert request_action(text) == action
 
 

@@ -22,11 +22,12 @@ _WORD = re.compile(r"[a-z0-9]+")
 ACTIONS: dict[str, tuple[str, ...]] = {
     "create": ("create", "add", "new", "make", "insert", "write", "generate", "build", "register", "upload",
                "save", "put", "append", "compose", "draft", "schedule", "book", "record", "remember", "memorize",
-               "store", "import"),
+               "store", "import", "raise"),
     "read": ("get", "retrieve", "fetch", "read", "show", "view", "describe", "list", "find", "search", "query",
              "lookup", "look", "check", "display", "see", "browse", "download", "export", "inspect", "count"),
     "update": ("update", "edit", "modify", "change", "set", "rename", "patch", "replace", "move", "mark", "toggle",
-               "enable", "disable", "configure", "assign", "merge", "resize", "upscale", "convert"),
+               "enable", "disable", "configure", "assign", "merge", "resize", "upscale", "convert", "transition",
+               "shift", "renew"),
     "delete": ("delete", "remove", "destroy", "drop", "clear", "erase", "cancel", "archive", "close", "revoke",
                "unsubscribe", "purge", "trash"),
     "send": ("send", "post", "notify", "email", "reply", "share", "publish", "tweet", "forward", "invite",
@@ -73,7 +74,7 @@ _PHRASAL: dict[tuple[str, ...], str] = {
     ("shut", "down"): "shutdown", ("send", "over"): "send", ("hand", "over"): "send",
     ("go", "through"): "read", ("look", "through"): "read", ("read", "through"): "read", ("go", "over"): "read",
     ("look", "at"): "view", ("add", "up"): "calculate", ("work", "out"): "calculate", ("figure", "out"): "find",
-    ("sum", "up"): "summarize", ("keep", "in", "mind"): "remember",
+    ("sum", "up"): "summarize", ("keep", "in", "mind"): "remember", ("tick", "off"): "mark", ("check", "off"): "mark",
     # A verb said not to be done is not the one meant: "don't forget that Tom owes me 20" remembers it.
     ("don", "t", "forget"): "remember", ("do", "not", "forget"): "remember", ("dont", "forget"): "remember",
 }
