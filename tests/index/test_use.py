@@ -65,7 +65,9 @@ def test_a_few_texts_encoded_by_the_models_side_by_side_give_the_vectors_of_one_
     texts = ["show the last commits", "wie spät ist es in Tokio", "remember that Alice works at Acme"]
     side_by_side = joint.encode(texts)
     monkeypatch.setattr(dense, "PARALLEL_TEXTS", 0)
-    assert np.array_equal(side_by_side, joint.encode(texts))
+    # Equal to float rounding: the two ways pack different texts into each matrix product, and BLAS
+    # may sum a product of another shape in another order (a clean-clone run differed in the 8th digit).
+    np.testing.assert_allclose(side_by_side, joint.encode(texts), rtol=0, atol=1e-6)
 
 
 TEXTS = ["show the last commits", "wie spät ist es in Tokio", "東京は今何時ですか", "  Read  a FILE, then e-mail it!  "]

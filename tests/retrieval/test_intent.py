@@ -216,3 +216,9 @@ def test_what_a_request_quotes_is_data_not_what_it_asks():
     assert without_quotes("create a task 'Update pricing page' in ClickUp").split() == ["create", "a", "task", "in", "ClickUp"]
     assert without_quotes("I'm sure Messi's club is 'Inter Miami'").startswith("I'm sure Messi's club is")
     assert "git_log" in without_quotes("run 'git_log' on my repo")  # a quoted identifier names a tool
+
+
+def test_booking_is_its_own_operation_and_reserving_is_booking():
+    assert request_action("book a flight to Paris") == "book"
+    assert request_action("reserve a table for two at 8") == "book"
+    assert "book" in text_actions("create_booking", "Creates a booking for a hotel room")  # no conflict with it

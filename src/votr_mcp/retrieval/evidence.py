@@ -35,6 +35,8 @@ channels, each feature oriented so that more means "a tool fits":
   its texts, else 1: "push my commits to origin" where the git server only commits. Explaining,
   brainstorming and rewriting count as such operations: "explain recursion like I'm five" is chat
   where no tool says it explains (and "explain https://…" reads the page: intent.reads_first).
+  Booking counts where a tool books or reserves, or names what is booked ("book a flight to Paris"
+  on a catalog with no travel tool: 0).
 """
 
 from __future__ import annotations

@@ -9,10 +9,10 @@ from collections.abc import Collection, Sequence
 
 from votr_mcp.index.tokenize import STOPWORDS, stem, words_of
 
-__all__ = ["ACTION_OF", "ACTIONS", "LITERAL_OPERATIONS", "MAX_WORD_CHARS", "SYNONYMS", "action_at", "action_word",
+__all__ = ["ACTION_OF", "ACTIONS", "LITERAL_OPERATIONS", "MAX_WORD_CHARS", "OFFERED_BY_OBJECT", "SYNONYMS", "action_at", "action_word",
            "asked_words", "bounded", "class_at", "first_reference", "is_identifier", "is_question", "lead_at",
            "named_first", "named_tools", "object_words", "opens_new", "reads_first", "request_action", "request_object", "request_values", "request_words", "taken_values",
-           "text_actions", "unwritten_verb", "values_taken", "verb_words", "without_quotes", "words_of"]
+           "text_actions", "unwritten_verb", "values_taken", "verb_forms", "verb_words", "without_quotes", "words_of"]
 
 MAX_WORD_CHARS = 96  # longer unbroken runs (pasted hashes, base64, minified text) carry no intent cue
 _WORD = re.compile(r"[a-z0-9]+")
@@ -21,7 +21,7 @@ _WORD = re.compile(r"[a-z0-9]+")
 # (does the tool name's action match the request's).
 ACTIONS: dict[str, tuple[str, ...]] = {
     "create": ("create", "add", "new", "make", "insert", "write", "generate", "build", "register", "upload",
-               "save", "put", "append", "compose", "draft", "schedule", "book", "record", "remember", "memorize",
+               "save", "put", "append", "compose", "draft", "schedule", "record", "remember", "memorize",
                "store", "import", "raise"),
     "read": ("get", "retrieve", "fetch", "read", "show", "view", "describe", "list", "find", "search", "query",
              "lookup", "look", "check", "display", "see", "browse", "download", "export", "inspect", "count"),
@@ -49,7 +49,7 @@ OTHER_VERBS = frozenset({"push", "pull", "merge", "rebase", "stash", "clone", "t
 # Verbs read as another action first (SYNONYMS, ACTIONS) are not listed above: they never reach it.
 SYNONYMS = {"wipe": "delete", "forget": "delete", "erase": "delete", "rm": "delete", "jot": "create", "note": "create",
              "grab": "read", "tell": "read", "give": "read", "open": "read", "visit": "read", "navigate": "read",
-             "duplicate": "copy"}
+             "duplicate": "copy", "reserve": "book"}
 _FILLER = frozenset({"please", "can", "could", "would", "will", "you", "i", "want", "need", "to", "like", "me", "us",
                      "just", "quickly", "now", "also", "hey", "hi", "ok", "okay", "so", "then", "and", "let", "lets",
                      "help", "try", "trying", "m", "d", "be", "able", "go", "ahead", "the", "a", "first"})
@@ -57,7 +57,8 @@ _FILLER = frozenset({"please", "can", "could", "would", "will", "you", "i", "wan
 
 # Verbs too specific for their class: "merge a branch" is not served by a tool that updates. Explaining,
 # brainstorming and rewriting are the assistant's own work, done by a tool only where one says so.
-_LITERAL = frozenset({"merge", "push", "pull", "rebase", "stash", "clone", "tag", "copy", "zip", "print", "undo",
+# Booking (a flight, a table, a room) is done by a tool that books or reserves, not by one that creates.
+_LITERAL = frozenset({"merge", "push", "pull", "rebase", "stash", "clone", "tag", "copy", "zip", "print", "undo", "book",
                       "revert", "play", "order", "pay", "buy", "explain", "brainstorm", "rewrite", "proofread",
                       "paraphrase", "rephrase", "reword"})
 
@@ -118,6 +119,14 @@ def request_words(text: str) -> list[str]:
 # edits "pushes" commits or "zips" a folder. Buying, paying and ordering are left out: shops describe
 # them as finding products.
 LITERAL_OPERATIONS = _LITERAL - {"buy", "pay", "order"}
+# Booking is often served by a tool that finds what is booked (a flight search for "book a flight"):
+# it counts as offered where a tool names the thing booked.
+OFFERED_BY_OBJECT = frozenset({"book"})
+
+
+def verb_forms(verb: str) -> frozenset[str]:
+    """The words that ask for ``verb`` (an :func:`action_word`): itself and its synonyms ("book": book, reserve)."""
+    return frozenset({verb, *(w for w, meant in SYNONYMS.items() if meant == verb)})
 
 
 def action_word(word: str) -> str | None:

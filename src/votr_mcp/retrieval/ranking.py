@@ -16,7 +16,7 @@ from votr_mcp.retrieval.dense_scores import DenseScores, dense_scores
 from votr_mcp.retrieval.evidence import evidence
 from votr_mcp.retrieval.features import Ranking, by_request
 from votr_mcp.retrieval.fusion import Fused, fuse, fused_head, sparse_queries
-from votr_mcp.retrieval.intent import LITERAL_OPERATIONS
+from votr_mcp.retrieval.intent import LITERAL_OPERATIONS, OFFERED_BY_OBJECT, verb_forms
 from votr_mcp.retrieval.language import is_english
 from votr_mcp.retrieval.rerank import GROUPS, QueryView, head_features
 
@@ -70,12 +70,17 @@ class TextRanker:
                              use_cosine=f.model_cosines[-1][head] if f.model_cosines else None,
                              splade=f.splade[head] / max(float(f.splade.max()), 1e-9) if f.splade is not None else None)
 
-    def _verb_offered(self, text: str, verb: str | None) -> bool:
+    def _verb_offered(self, text: str, view: QueryView) -> bool:
         """False when an English request leads with a specific operation (intent.LITERAL_OPERATIONS)
-        that no tool's indexed words name: the catalog cannot do it, whatever else matches."""
+        that no tool's indexed words name, in any of its forms ("book" or "reserve"): the catalog
+        cannot do it, whatever else matches. Booking is offered too by a tool that names what is
+        booked (intent.OFFERED_BY_OBJECT: a flight search serves "book a flight to Dubai")."""
+        verb, vocabulary = view.verb, self._lexical.bm25.vocab
         if verb is None or verb not in LITERAL_OPERATIONS or not is_english(text):
             return True
-        return stem(verb) in self._lexical.bm25.vocab
+        if verb in OFFERED_BY_OBJECT and any(o in vocabulary for o in view.objects):
+            return True
+        return any(stem(form) in vocabulary for form in verb_forms(verb))
 
     def _adapted(self, text: str, vec: NDArray[np.float32] | None) -> NDArray[np.float32] | None:
         """The query vector the dense list reads: corrected by the query adapter when it is on and
@@ -130,6 +135,6 @@ class TextRanker:
         if len(ranked) > len(ranked_scores):  # a named tool from outside the head: it leads at the best score
             ranked_scores = np.r_[ranked_scores[:1], ranked_scores][: len(ranked)]
         found = evidence(f, ranked, view, self._features.views, self._splade_norms,
-                         self._chat_similarity(text, vec), self._tool_request(vec), self._verb_offered(text, view.verb),
+                         self._chat_similarity(text, vec), self._tool_request(vec), self._verb_offered(text, view),
                          self._features.servers.supports(text, view)) if vec is not None else {}
         return Ranking(ranked, ranked_scores, f.cosine[ranked], f.lexical[ranked], found)
