@@ -2,8 +2,10 @@
 
 A search's texts (the query, or each need of a whole task) are scored together: at 100k tools the
 matrix is read from memory at every product, so one product for them all reads it once
-(:func:`dense_scores`). Server-level cosines are computed only for the rows the rerank reads
-(:class:`ServerCosines`).
+(:func:`dense_scores`). From 20k tools that product runs a coarse pass first (index/coarse.py): the
+tools near the top of any text's list are scored exactly at once, the others when a search goes
+on to read them (:func:`exact_rows`). Server-level cosines are computed only for the rows the
+rerank reads (:class:`ServerCosines`).
 """
 
 from __future__ import annotations

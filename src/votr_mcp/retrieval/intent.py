@@ -335,7 +335,8 @@ def _names(text: str) -> frozenset[str]:
 
 # Values a request hands over, by kind, and the parameter words that take each kind: a request
 # with a URL wants a tool that takes one ("grab the README of github.com/pallets/flask": fetch, not
-# a docs search), a clock time wants one with a time ("4pm Paris time in New York": convert_time).
+# a docs search), a clock time wants one with a time ("4pm Paris time in New York": convert_time), an
+# IP address or a CVE id one that looks it up ("who is 185.199.108.153 registered to?": a whois tool).
 _VALUES = {  # in this order: an address is read (and taken out) before its domain reads as a web site
     "email": re.compile(r"\b[\w.+-]+@[\w-]+\.[\w.]+\b"),
     "ip": re.compile(r"\b(?:\d{1,3}\.){3}\d{1,3}\b"),

@@ -110,7 +110,7 @@ FEATURES = (
     "action_conflict",  # the query states actions and the tool's is none of them
     "bulk_agree",       # the query asks for many and the tool acts on many, or one and one
     "bulk_conflict",    # the opposite
-    "value_agree",      # share of the kinds of value the query gives (URL, path, email, time) the tool takes
+    "value_agree",      # share of the kinds of value the query gives (URL, path, email, time, IP, ...) the tool takes
     "does_agree",       # the query's leading verb is an action the tool's name or first sentence states
 )
 SIGNS: Mapping[str, int] = {name: -1 if name.endswith("_conflict") else 1 for name in FEATURES}
