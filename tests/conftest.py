@@ -7,6 +7,12 @@ fixtures are skipped with that hint, except under CI=true, where they fail.
 
 from __future__ import annotations
 
+import os
+
+# The models run as the server runs them: numpy's OpenBLAS on one thread (votr_mcp.cli sets the same
+# before numpy loads). With a pool of its own, a product's last bits depended on how it split the work.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 from pathlib import Path
 from typing import Any
 

@@ -138,5 +138,7 @@ def test_an_index_snapshot_keeps_the_coarse_pass(tmp_path, catalog, joint, large
     assert kept is not None and saved is not None
     np.testing.assert_array_equal(kept.reduced, saved.reduced)
     np.testing.assert_array_equal(kept.hidden, saved.hidden)
-    for request in REQUESTS[:3]:
-        assert [(h.key, h.score) for h in loaded.search(request).hits] == [(h.key, h.score) for h in built.search(request).hits]
+    for request in REQUESTS[:3]:  # (a query embedded twice may differ in the last bits: BLAS threads)
+        got, expected = loaded.search(request).hits, built.search(request).hits
+        assert [h.key for h in got] == [h.key for h in expected]
+        np.testing.assert_allclose([h.score for h in got], [h.score for h in expected], rtol=1e-5)

@@ -10,14 +10,13 @@ from votr_mcp.retrieval.intent import (
     reads_first,
     request_action,
     request_object,
-    request_values,
     request_words,
-    taken_values,
     text_actions,
     unwritten_verb,
     verb_words,
     without_quotes,
 )
+from votr_mcp.retrieval.values import request_values, taken_values
 
 
 @pytest.mark.parametrize(("words", "verbs"), [

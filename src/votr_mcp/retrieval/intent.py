@@ -1,5 +1,5 @@
-"""Query-side rules: the request's action and object, the values it hands over, what it quotes, and
-exact tool names. Splitting a whole task into its needs reads these rules (retrieval/needs.py), and
+"""Query-side rules: the request's action and object, what it quotes, and exact tool names (the
+values it hands over are read in retrieval/values.py). Splitting a whole task into its needs reads these rules (retrieval/needs.py), and
 so does reading its count (retrieval/bulk.py)."""
 
 from __future__ import annotations
@@ -8,13 +8,13 @@ import re
 from collections.abc import Collection, Sequence
 
 from votr_mcp.index.tokenize import STOPWORDS, stem, words_of
+from votr_mcp.retrieval.values import bounded, values_taken
 
-__all__ = ["ACTION_OF", "ACTIONS", "LITERAL_OPERATIONS", "MAX_WORD_CHARS", "OFFERED_BY_OBJECT", "SYNONYMS", "action_at", "action_word",
-           "asked_words", "bounded", "class_at", "first_reference", "is_identifier", "is_question", "lead_at",
-           "named_first", "named_tools", "object_words", "opens_new", "reads_first", "request_action", "request_object", "request_values", "request_words", "taken_values",
-           "text_actions", "unwritten_verb", "values_taken", "verb_forms", "verb_words", "without_quotes", "words_of"]
+__all__ = ["ACTION_OF", "ACTIONS", "LITERAL_OPERATIONS", "OFFERED_BY_OBJECT", "SYNONYMS", "action_at", "action_word",
+           "asked_words", "class_at", "is_identifier", "is_question", "lead_at", "named_first", "named_tools",
+           "object_words", "opens_new", "reads_first", "request_action", "request_object", "request_words", "text_actions",
+           "unwritten_verb", "verb_forms", "verb_words", "without_quotes", "words_of"]
 
-MAX_WORD_CHARS = 96  # longer unbroken runs (pasted hashes, base64, minified text) carry no intent cue
 _WORD = re.compile(r"[a-z0-9]+")
 
 # What a verb asks for: read by the need splitter (a need names an action) and by the rerank
@@ -210,7 +210,7 @@ _DIGEST = frozenset({"summarize", "summarise", "translate", "explain", "analyze"
 def reads_first(words: Sequence[str], values: Collection[str]) -> bool:
     """Whether a request (its :func:`request_words`) leads with a verb the agent does itself
     (summarize, translate, explain…) on a URL or a path it gives (``values``: its
-    :func:`request_values`), so that the tool it needs is one that reads that thing."""
+    values.request_values), so that the tool it needs is one that reads that thing."""
     at = lead_at(words)
     return at is not None and words[at] in _DIGEST and bool({"url", "path"} & set(values))
 
@@ -282,7 +282,7 @@ def request_object(text: str, without_values: str | None = None) -> frozenset[st
     and the values and titles it hands over left out ("delete the file old_notes.txt" -> {file}, not
     notes; "create a task 'Update pricing page'" -> {task}).
     Empty when the request does not lead with a verb. ``without_values``: the text with its values
-    taken out (:func:`values_taken`), when the caller has it."""
+    taken out (values.values_taken), when the caller has it."""
     rest = values_taken(text)[1] if without_values is None else without_values
     return frozenset(stem(w) for w in object_words(request_words(without_quotes(rest)), _names(text)))
 
@@ -333,67 +333,6 @@ def _names(text: str) -> frozenset[str]:
                      if m.start() > 0 and text[:m.start()].rstrip()[-1:] not in ".!?:\n")
 
 
-# Values a request hands over, by kind, and the parameter words that take each kind: a request
-# with a URL wants a tool that takes one ("grab the README of github.com/pallets/flask": fetch, not
-# a docs search), a clock time wants one with a time ("4pm Paris time in New York": convert_time), an
-# IP address or a CVE id one that looks it up ("who is 185.199.108.153 registered to?": a whois tool).
-_VALUES = {  # in this order: an address is read (and taken out) before its domain reads as a web site
-    "email": re.compile(r"\b[\w.+-]+@[\w-]+\.[\w.]+\b"),
-    "ip": re.compile(r"\b(?:\d{1,3}\.){3}\d{1,3}\b"),
-    "url": re.compile(r"https?://\S+|\bwww\.\S+|\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|org|net|io|dev|ai|app|co|edu|gov|"
-                      r"de|uk|fr|nl|eu|ch|at|se|dk|pl|ca|jp|shop|store|info|xyz|tech|site|online|blog)\b\S*", re.IGNORECASE),
-    "path": re.compile(r"(?:^|\s)(?:~|\.{1,2})?/[\w.-]+|\b[\w-]+\.(?:txt|md|json|csv|tsv|xlsx?|py|js|ts|tsx|ya?ml|log|pdf|"
-                       r"png|jpe?g|gif|docx?|pptx?|html?|xml|sql|db|sqlite|toml|ini|cfg|sh|zip|tar|gz|mp[34]|wav)\b", re.IGNORECASE),
-    "cve": re.compile(r"\bCVE-\d{4}-\d{4,}\b", re.IGNORECASE),
-    "chain_address": re.compile(r"\b0x[0-9a-f]{40}\b", re.IGNORECASE),
-    "coordinates": re.compile(r"-?\b\d{1,3}\.\d{2,}\s*,\s*-?\d{1,3}\.\d{2,}\b"),
-    "phone": re.compile(r"\+\d[\d ().-]{6,}\d"),
-    "time": re.compile(r"\b\d{1,2}:\d{2}\b|\b\d{1,2}\s?(?:am|pm)\b", re.IGNORECASE),
-}
-_TAKES = {
-    "url": frozenset({"url", "urls", "uri", "link", "links", "href", "endpoint", "website", "webpage",
-                      "domain", "domains", "hostname"}),
-    "email": frozenset({"email", "emails", "recipient", "recipients", "mail"}),
-    "path": frozenset({"path", "paths", "file", "files", "filename", "filepath", "directory", "folder", "dir"}),
-    "time": frozenset({"time", "times", "datetime", "timestamp", "hour", "clock"}),
-    "ip": frozenset({"ip", "ips", "ipv4", "hostname", "host"}),
-    "cve": frozenset({"cve", "cves", "vulnerability", "vulnerabilities"}),
-    "chain_address": frozenset({"contract", "wallet", "address"}),
-    "coordinates": frozenset({"latitude", "longitude", "lat", "lon", "lng", "coordinates", "coordinate", "coords"}),
-    "phone": frozenset({"phone", "phones", "mobile", "telephone", "msisdn"}),
-}
-
-
-def request_values(text: str) -> frozenset[str]:
-    """The kinds of value a request gives (url, email, path, time, ip, cve, phone, coordinates, chain
-    address): what its tool must take."""
-    return values_taken(text)[0]
-
-
-def values_taken(text: str) -> tuple[frozenset[str], str]:
-    """The kinds of value a request gives, and its text with those values taken out."""
-    kinds: set[str] = set()
-    rest = bounded(text)
-    for kind, pattern in _VALUES.items():  # each value found is taken out, so no later kind reads it again
-        stripped = pattern.sub(" ", rest)
-        if stripped != rest:
-            kinds.add(kind)
-            rest = stripped
-    return frozenset(kinds), rest
-
-
-def first_reference(text: str) -> str | None:
-    """The first URL, else the first file path, a request gives ("https://example.com/pricing", "report.txt")."""
-    found = (_VALUES["url"].search(text), _VALUES["path"].search(text))
-    return next((m.group().strip() for m in found if m), None)
-
-
-def taken_values(parameters: str) -> frozenset[str]:
-    """The kinds of value a tool's parameters take, from their names and descriptions in words."""
-    words = set(words_of(parameters))
-    return frozenset(kind for kind, said in _TAKES.items() if said & words)
-
-
 def text_actions(name: str, description: str) -> frozenset[str]:
     """The actions a tool's name and the first sentence of its description say it performs."""
     first = description.strip().split(". ")[0][:200]
@@ -407,19 +346,6 @@ def _gerund_action(word: str) -> str | None:
         return None
     base = word[:-3]
     return action_word(base) or action_word(base + "e") or (action_word(base[:-1]) if base[-1] == base[-2] else None)
-
-
-_LONG_RUN = re.compile(rf"\S{{{MAX_WORD_CHARS + 1},}}")
-
-
-def bounded(text: str) -> str:
-    """``text`` with every run of non-space characters longer than :data:`MAX_WORD_CHARS` dropped.
-
-    The item and file patterns (bulk.py) and the identifier pattern here backtrack within one unbroken run of characters,
-    so their time grows with its length cubed: 800 pasted digits took 2 s of a search, 4,000 did
-    not end (eval/reliability_checks/http_fuzz.py). No name, file or count that these read is that
-    long; dropping such runs first keeps every pattern's time proportional to the text's length."""
-    return _LONG_RUN.sub(" ", text) if len(text) > MAX_WORD_CHARS else text
 
 
 def named_tools(query: str, names: dict[str, list[int]]) -> list[int]:

@@ -9,12 +9,11 @@ from votr_mcp.retrieval.intent import (
     ACTION_OF,
     SYNONYMS,
     action_word,
-    first_reference,
     lead_at,
     object_words,
-    request_values,
     request_words,
 )
+from votr_mcp.retrieval.values import first_reference, request_values
 
 __all__ = ["split_needs"]
 

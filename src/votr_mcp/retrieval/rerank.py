@@ -65,14 +65,13 @@ from votr_mcp.retrieval.intent import (
     request_action,
     request_object,
     request_words,
-    taken_values,
     text_actions,
-    values_taken,
     verb_words,
     without_quotes,
     words_of,
 )
 from votr_mcp.retrieval.language import is_english
+from votr_mcp.retrieval.values import taken_values, values_taken
 from votr_mcp.settings import describe
 
 Finite = Annotated[float, Field(allow_inf_nan=False)]
@@ -157,7 +156,7 @@ class QueryView:
     bulk: int
     verb: str | None = None  # the action of the request's leading verb (intent.request_action)
     objects: frozenset[str] = frozenset()  # the stemmed words of what that verb acts on (intent.request_object)
-    values: frozenset[str] = frozenset()  # the kinds of value it gives (intent.request_values)
+    values: frozenset[str] = frozenset()  # the kinds of value it gives (values.request_values)
 
     @classmethod
     def of(cls, text: str, tokens: Sequence[str] | None = None) -> QueryView:
@@ -195,7 +194,7 @@ class ToolView:
     action: str | None
     does: frozenset[str] = frozenset()  # actions its name and description's first sentence state
     words: frozenset[str] = frozenset()  # stemmed words of its name and description (what it acts on)
-    takes: frozenset[str] = frozenset()  # the kinds of value its parameters take (intent.taken_values)
+    takes: frozenset[str] = frozenset()  # the kinds of value its parameters take (values.taken_values)
 
     @classmethod
     def of(cls, name: str, server: str, description: str = "", parameters: str = "") -> ToolView:

@@ -1,0 +1,87 @@
+"""The values a request hands over (a URL, a path, an e-mail address, a clock time, an IP address, a
+CVE id, a phone number, coordinates, an on-chain address), which parameters take each kind, and
+the bound on unbroken runs of characters every pattern over a request reads first."""
+
+from __future__ import annotations
+
+import re
+
+from votr_mcp.index.tokenize import words_of
+
+__all__ = ["MAX_WORD_CHARS", "bounded", "first_reference", "request_values", "taken_values", "values_taken"]
+
+MAX_WORD_CHARS = 96  # longer unbroken runs (pasted hashes, base64, minified text) carry no intent cue
+
+
+# Values a request hands over, by kind, and the parameter words that take each kind: a request
+# with a URL wants a tool that takes one ("grab the README of github.com/pallets/flask": fetch, not
+# a docs search), a clock time wants one with a time ("4pm Paris time in New York": convert_time), an
+# IP address or a CVE id one that looks it up ("who is 185.199.108.153 registered to?": a whois tool).
+_VALUES = {  # in this order: an address is read (and taken out) before its domain reads as a web site
+    "email": re.compile(r"\b[\w.+-]+@[\w-]+\.[\w.]+\b"),
+    "ip": re.compile(r"\b(?:\d{1,3}\.){3}\d{1,3}\b"),
+    "url": re.compile(r"https?://\S+|\bwww\.\S+|\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|org|net|io|dev|ai|app|co|edu|gov|"
+                      r"de|uk|fr|nl|eu|ch|at|se|dk|pl|ca|jp|shop|store|info|xyz|tech|site|online|blog)\b\S*", re.IGNORECASE),
+    "path": re.compile(r"(?:^|\s)(?:~|\.{1,2})?/[\w.-]+|\b[\w-]+\.(?:txt|md|json|csv|tsv|xlsx?|py|js|ts|tsx|ya?ml|log|pdf|"
+                       r"png|jpe?g|gif|docx?|pptx?|html?|xml|sql|db|sqlite|toml|ini|cfg|sh|zip|tar|gz|mp[34]|wav)\b", re.IGNORECASE),
+    "cve": re.compile(r"\bCVE-\d{4}-\d{4,}\b", re.IGNORECASE),
+    "chain_address": re.compile(r"\b0x[0-9a-f]{40}\b", re.IGNORECASE),
+    "coordinates": re.compile(r"-?\b\d{1,3}\.\d{2,}\s*,\s*-?\d{1,3}\.\d{2,}\b"),
+    "phone": re.compile(r"\+\d[\d ().-]{6,}\d"),
+    "time": re.compile(r"\b\d{1,2}:\d{2}\b|\b\d{1,2}\s?(?:am|pm)\b", re.IGNORECASE),
+}
+_TAKES = {
+    "url": frozenset({"url", "urls", "uri", "link", "links", "href", "endpoint", "website", "webpage",
+                      "domain", "domains", "hostname"}),
+    "email": frozenset({"email", "emails", "recipient", "recipients", "mail"}),
+    "path": frozenset({"path", "paths", "file", "files", "filename", "filepath", "directory", "folder", "dir"}),
+    "time": frozenset({"time", "times", "datetime", "timestamp", "hour", "clock"}),
+    "ip": frozenset({"ip", "ips", "ipv4", "hostname", "host"}),
+    "cve": frozenset({"cve", "cves", "vulnerability", "vulnerabilities"}),
+    "chain_address": frozenset({"contract", "wallet", "address"}),
+    "coordinates": frozenset({"latitude", "longitude", "lat", "lon", "lng", "coordinates", "coordinate", "coords"}),
+    "phone": frozenset({"phone", "phones", "mobile", "telephone", "msisdn"}),
+}
+
+
+def request_values(text: str) -> frozenset[str]:
+    """The kinds of value a request gives (url, email, path, time, ip, cve, phone, coordinates, chain
+    address): what its tool must take."""
+    return values_taken(text)[0]
+
+
+def values_taken(text: str) -> tuple[frozenset[str], str]:
+    """The kinds of value a request gives, and its text with those values taken out."""
+    kinds: set[str] = set()
+    rest = bounded(text)
+    for kind, pattern in _VALUES.items():  # each value found is taken out, so no later kind reads it again
+        stripped = pattern.sub(" ", rest)
+        if stripped != rest:
+            kinds.add(kind)
+            rest = stripped
+    return frozenset(kinds), rest
+
+
+def first_reference(text: str) -> str | None:
+    """The first URL, else the first file path, a request gives ("https://example.com/pricing", "report.txt")."""
+    found = (_VALUES["url"].search(text), _VALUES["path"].search(text))
+    return next((m.group().strip() for m in found if m), None)
+
+
+def taken_values(parameters: str) -> frozenset[str]:
+    """The kinds of value a tool's parameters take, from their names and descriptions in words."""
+    words = set(words_of(parameters))
+    return frozenset(kind for kind, said in _TAKES.items() if said & words)
+
+
+_LONG_RUN = re.compile(rf"\S{{{MAX_WORD_CHARS + 1},}}")
+
+
+def bounded(text: str) -> str:
+    """``text`` with every run of non-space characters longer than :data:`MAX_WORD_CHARS` dropped.
+
+    The item and file patterns (bulk.py) and the identifier pattern here backtrack within one unbroken run of characters,
+    so their time grows with its length cubed: 800 pasted digits took 2 s of a search, 4,000 did
+    not end (eval/reliability_checks/http_fuzz.py). No name, file or count that these read is that
+    long; dropping such runs first keeps every pattern's time proportional to the text's length."""
+    return _LONG_RUN.sub(" ", text) if len(text) > MAX_WORD_CHARS else text
