@@ -25,9 +25,15 @@ def test_query_bulk_reads_how_people_ask_for_many(text):
     assert query_bulk(text) == 1
 
 
-@pytest.mark.parametrize("text", ["delete this email", "read the file report.txt", "open a single issue"])
+@pytest.mark.parametrize("text", ["delete this email", "read the file report.txt", "open a single issue",
+                                  "tell me everything about this ticket"])  # all of one thing
 def test_query_bulk_reads_one(text):
     assert query_bulk(text) == -1
+
+
+def test_everything_on_one_thing_is_no_bulk_cue_and_everything_in_a_place_is():
+    assert query_bulk("open task 8812345601 and show me everything on it") == 0
+    assert query_bulk("delete everything in the trash") == 1
 
 
 def test_durations_and_sizes_are_not_counts_of_things():

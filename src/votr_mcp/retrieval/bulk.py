@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from votr_mcp.index.tokenize import stem, words_of
-from votr_mcp.retrieval.intent import bounded
+from votr_mcp.retrieval.values import bounded
 
 __all__ = ["pair_bulk", "query_bulk"]
 
@@ -14,9 +14,10 @@ _BULK_TOOL = frozenset({"all", "batch", "bulk", "many", "multiple", "multi"})
 
 # How people ask for many at once: a quantifier, a demonstrative plural, "in one go", a count of a
 # plural thing ("these 40 promo messages", "3 files"), or a list of items. Checked before the
-# singular cues, so "in one go" is not read as "one".
+# singular cues, so "in one go" is not read as "one". "Everything on it" asks all of one thing.
 _BULK_CUES = re.compile(
-    r"\b(?:all|every|everyone|everybody|everything|each|multiple|several|(?<!how )many|batch|bulk|both|these|those|in one go|in one shot|at once|"
+    r"\b(?:all|every|everyone|everybody|everything(?!\s+(?:on|about|in|for|from)\s+(?:it|this|that)\b)|each|multiple|several|"
+    r"(?<!how )many|batch|bulk|both|these|those|in one go|in one shot|at once|"
     r"in one batch|in a batch|together|en masse|alle|sämtliche|todos|todas|tous|toutes|tutti|tutte|все|всех)\b"
     r"|全部|すべて|全て|一括|所有|批量|모든|전부",
     re.IGNORECASE)
