@@ -44,8 +44,7 @@ class ServerCosines:
         d = self._dense
 
         def cosine(matrix: NDArray[np.float32]) -> NDArray[np.float32]:
-            picked = matrix[rows]
-            return _sum(picked[:, sl] @ self._vector[sl] for sl in self._parts)
+            return _sum(_by_part(matrix[rows], self._vector, self._parts))
 
         best = np.maximum(cosine(d.server_description), cosine(d.server_summary))
         return (best * self._scale if self._scale != 1 else best).astype(np.float64)
@@ -118,9 +117,8 @@ def exact_rows(dense: DenseIndex, scored: DenseScores, vector: NDArray[np.float3
     rows = rows[scored.approximate[rows]]
     if not len(rows):
         return
-    picked = dense.tools[rows]
     parts = dense.slices or (slice(None),)
-    own = [picked[:, sl] @ vector[sl] for sl in parts]  # each a model's cosine over the number of models
+    own = _by_part(dense.tools[rows], vector, parts)  # each a model's cosine over the number of models
     if not dense.slices:
         scored.joint[rows] = own[0]
     else:
@@ -179,6 +177,11 @@ def _products(vectors: NDArray[np.float32], matrix: NDArray[np.float32], parts: 
         approximate = np.ones(n, dtype=np.bool_)
         approximate[keep] = False
     return [o[:m] for o in out], approximate
+
+
+def _by_part(picked: NDArray[np.float32], vector: NDArray[np.float32], parts: Sequence[slice]) -> list[NDArray[np.float32]]:
+    """Each model's (columns ``parts``) dot products of some rows with one query vector."""
+    return [picked[:, sl] @ vector[sl] for sl in parts]
 
 
 def _sum(rows: Iterable[NDArray[np.float32]]) -> NDArray[np.float32]:
