@@ -84,6 +84,9 @@ PLANS = (
     Plan("human-registry", latency_samples=100, own=True),
     Plan("human-mcpzero", latency_samples=50, own=True),
     Plan("human-mscbench", latency_samples=50, own=True),
+    # human-registry's requests in a 30-tool personal catalog (five of registry/'s servers): those for
+    # a tool it lacks are no-tool rows (eval/queries/make_personal.py).
+    Plan("human-personal", ablation=False, latency_samples=50, own=True),
     # MCP-Zero's queries over its 2,792 tools plus 9,970 Smithery tools (12.8k): quality and latency
     # at the scale of a user with hundreds of servers. Some distractors copy an MCP-Zero server
     # (same tool names), so part of the drop is labels that miss an equivalent tool.
@@ -475,6 +478,26 @@ def naive_table(reports: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+PERSONAL_STYLES = (("tool not installed", "style:not_installed"), ("everyday chat", "style:chat"),
+                   ("near-miss", "style:near_miss"))
+
+
+def personal_table(reports: list[dict[str, Any]]) -> str:
+    """The 30-tool personal catalog's answers and refusals (test split), by what its requests ask."""
+    summary = _find(reports, "human-personal", "test")
+    if summary is None:
+        return "(human-personal was not run)"
+    groups, overall = summary.get("groups", {}), summary["overall"]
+    rows = ["| requests | refused (n) |", "|---|---:|"]
+    for label, group in PERSONAL_STYLES:
+        g = groups.get(group) or {}
+        rows.append(f"| {label} | {fmt('abstain_no_tool', g.get('abstain_no_tool'))} ({g.get('n', 0)}) |")
+    answerable = sum(v.get("n", 0) for k, v in groups.items() if k.startswith("style:") and v.get("top1") is not None)
+    rows.append(f"| answerable: top-1 {fmt('top1', overall.get('top1'))}, hand-off {fmt('handoff', overall.get('handoff'))} "
+                f"| {fmt('false_abstain', overall.get('false_abstain'))} ({answerable}) |")
+    return "\n".join(rows)
+
+
 def write_markdown(reports: list[dict[str, Any]], meta: dict[str, Any]) -> str:
     from votr_mcp.evaluation import metrics
 
@@ -534,6 +557,14 @@ def write_markdown(reports: list[dict[str, Any]], meta: dict[str, Any]) -> str:
         "medium). The same tier should mean about the same precision whatever the catalog's size.",
         "",
         tiers_table(reports),
+        "",
+        "## A 30-tool personal catalog (test split)",
+        "",
+        "human-registry's requests searched among five of registry/'s servers (filesystem, git, time, fetch, "
+        "calculator): a request for a tool only the other servers have should be refused, the rest answered "
+        "as in the full registry. Its tiers are in the table above (human-personal).",
+        "",
+        personal_table(reports),
         "",
         "## Issue 3 targets (test split)",
         "",
