@@ -27,7 +27,7 @@ BENCH = ROOT.parent / "shared" / "bench"
 OWN = ROOT / "eval" / "queries"
 GATE_ROWS = 150
 # human-registry's dev split: its first 150 single-step rows and its 104 no-tool rows, measured as above:
-# top-1 0.787 (118/150), top-5 0.947 (142/150), abstention 0.413 (43/104); floors 4 and 3 rows lower.
+# top-1 0.787 (118/150), top-5 0.947 (142/150), abstention 0.404 (42/104); floors 4 and 3 rows lower.
 HUMAN_TOP1, HUMAN_TOP5 = 0.765, 0.93
 
 
@@ -39,9 +39,9 @@ class Gate(NamedTuple):
     own: bool = False  # one of our labelled sets under eval/queries/ (every single dev row, up to GATE_ROWS)
 
 
-# Measured 2026-11-26 with the rerank and calibration refit after the value kinds (IP, CVE, phone, ...),
-# the workflow verbs (transition, tick off, raise) and booking as its own operation were read:
-#   MSC-Bench top-1 0.933 (140/150), top-5 0.980 (147/150), no-tool abstention 0.409 (9/22);
+# Measured 2026-11-26 with the calibration refit with a 30-tool catalog among its sets and a floor under
+# each catalog's null quantile (eval/queries/human-personal, calibration_fit._fit_floor):
+#   MSC-Bench top-1 0.933 (140/150), top-5 0.980 (147/150), no-tool abstention 0.364 (8/22);
 #   MCP-Zero top-1 0.833 (125/150), top-5 0.980 (147/150); human-registry: see its gate above.
 # Losing 4 rows of 150 fails a top-1 floor, 3 a top-5 floor. Abstention has only 22 rows and moves with every refit of
 # the calibration, so its floor only catches a collapse.

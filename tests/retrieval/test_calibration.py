@@ -286,3 +286,44 @@ def test_the_null_quantile_keeps_false_abstention_bounded_with_the_stated_confid
     assert kept[0.9][0] <= bounded_rank(300, 0.03, 0.9) - 1 < bounded_rank(300, 0.03, 0.5) - 1
     assert kept[0.5][0] <= bounded_rank(300, 0.03, 0.5) - 1
     assert kept[0.9][1] <= kept[0.5][1]
+
+
+def _floor_sets(rng, small_nulls):
+    """A big catalog whose null requests score high and a small one whose null requests' top cosines
+    are drawn from ``small_nulls``: answerable and no-tool rows drawn alike in both."""
+    big = _rows(rng, 300, 0.4, 0.9) + _rows(rng, 100, 0.1, 0.45, None)
+    small = _rows(rng, 300, 0.4, 0.9) + _rows(rng, 100, 0.1, 0.45, None)
+    results, golds = [r for r, _ in big + small], [g for _, g in big + small]
+    sets = ["big"] * 400 + ["small"] * 400
+    null_evidence = {"big": [{"top_cosine": float(c), "mean_cosine_10": float(c) * 0.8} for c in rng.uniform(0.25, 0.6, 120)],
+                     "small": [{"top_cosine": float(c), "mean_cosine_10": float(c) * 0.8} for c in rng.uniform(*small_nulls, 120)]}
+    return results, golds, sets, null_evidence
+
+
+def test_a_floor_raises_the_bar_of_a_catalog_whose_null_requests_set_a_low_one():
+    rng = np.random.default_rng(21)
+    results, golds, sets, null_evidence = _floor_sets(rng, (0.02, 0.2))  # matching nothing: a low bar
+    cal = fit(results, golds, groups=sets, null_evidence=null_evidence)
+    assert cal.abstain_floor is not None
+    for name in ("big", "small"):
+        nulls = np.array([cal.abstain_score(e) for e in null_evidence[name]])
+        mine = [(cal.abstain_score(r.evidence), bool(g)) for r, g, s in zip(results, golds, sets) if s == name]
+        answerable = np.array([x for x, a in mine if a])
+        no_tool = np.array([x for x, a in mine if not a])
+        bar = cal.bar(nulls)
+        assert bar == max(np.quantile(nulls, cal.null_quantile), cal.abstain_floor)
+        assert (answerable < bar).sum() <= bounded_rank(len(answerable), 0.03, 0.9) - 1
+        if name == "small":  # the floor is its bar, and refuses far more of its no-tool rows than its nulls' quantile would
+            assert bar == cal.abstain_floor
+            assert np.mean(no_tool < bar) > np.mean(no_tool < np.quantile(nulls, cal.null_quantile)) + 0.3
+        else:  # where the null requests set the higher bar, the floor changes nothing
+            assert bar == np.quantile(nulls, cal.null_quantile) > cal.abstain_floor
+
+
+def test_the_bar_is_the_null_quantile_or_the_fixed_threshold_and_at_least_the_floor():
+    scores = np.array([0.0, 1.0, 2.0, 3.0, 4.0])
+    assert Calibration(null_quantile=0.5).bar(scores) == pytest.approx(2.0)
+    assert Calibration(null_quantile=0.5, abstain_floor=3.5).bar(scores) == pytest.approx(3.5)
+    assert Calibration(null_quantile=0.5, abstain_floor=1.0).bar(scores) == pytest.approx(2.0)
+    assert Calibration(abstain_threshold=0.7, abstain_floor=0.2).bar() == pytest.approx(0.7)
+    assert Calibration(null_quantile=0.5, abstain_threshold=0.7).bar() == pytest.approx(0.7)  # no null scores

@@ -98,16 +98,20 @@ def test_each_catalog_sets_its_own_abstention_threshold_from_the_null_requests(r
     assert registry.calibration is not None and registry.calibration.null_quantile is not None
     scores = registry.null_scores()
     assert len(scores) == len(null_requests())
-    assert registry.abstain_threshold() == pytest.approx(null_threshold(scores, registry.calibration.null_quantile))
+    cal = registry.calibration
     tools = [Tool("weather", "get_forecast", "Weather forecast for a city for the next days."),
              Tool("weather", "get_alerts", "Active severe weather alerts for a region."),
              Tool("github", "create_issue", "Open a new issue in a GitHub repository.")]
     small = Retriever.build(Catalog(tools), embedder=joint)
     assert small.abstain_threshold() != pytest.approx(registry.abstain_threshold())
-    # The rule is the same in both: a request is refused when it scores below that share of the null requests.
+    # The rule is the same in both: a request is refused when it scores below that share of the null
+    # requests, or below the floor where that is higher (a small catalog's null requests match nothing).
     for retriever in (small, registry):
-        refused = np.mean(retriever.null_scores() < retriever.abstain_threshold())
-        assert refused == pytest.approx(retriever.calibration.null_quantile, abs=1.5 / len(null_requests()))
+        null_bar = null_threshold(retriever.null_scores(), cal.null_quantile)
+        assert retriever.abstain_threshold() == pytest.approx(max(null_bar, cal.abstain_floor or -np.inf))
+        refused = np.mean(retriever.null_scores() < null_bar)
+        assert refused == pytest.approx(cal.null_quantile, abs=1.5 / len(null_requests()))
+    assert cal.abstain_floor is not None and small.abstain_threshold() == pytest.approx(cal.abstain_floor)
 
 
 def test_null_threshold_is_the_quantile_and_no_scores_never_abstain():

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import NDArray
 
-from votr_mcp.retrieval.null_model import chat_similarity, null_requests, null_threshold
+from votr_mcp.retrieval.null_model import chat_similarity, null_requests
 from votr_mcp.retrieval.ranking import TextRanker
 from votr_mcp.retrieval.tool_request import NEUTRAL, request_log_odds
 
@@ -77,10 +77,9 @@ class NullRequests(TextRanker):
 
     def abstain_threshold(self) -> float | None:
         """The abstention score a request must reach in this catalog: the calibration's quantile of
-        the null requests' scores when it has one, else its fixed threshold (None: no calibration)."""
+        the null requests' scores when it has one, else its fixed threshold, and at least its floor
+        (None: no calibration)."""
         cal = self.calibration
         if cal is None:
             return None
-        if cal.null_quantile is None:
-            return cal.abstain_threshold
-        return null_threshold(self.null_scores(), cal.null_quantile)
+        return cal.bar(None if cal.null_quantile is None else self.null_scores())

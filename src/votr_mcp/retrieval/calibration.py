@@ -21,7 +21,10 @@ are then retuned for the point abstention works at: one weight at a time is move
 the share of no-tool dev rows refused at the null quantile refit for it, from the logistic weights and
 from a few seeded rescalings of them (calibration_fit.py, ``_tune_for_refusals``). Only the
 direction of the weights matters, the threshold comes after: a lower bound that keeps false
-abstention on answerable rows at most ``false_abstain``. With
+abstention on answerable rows at most ``false_abstain``. In a catalog with null requests that bar is
+their ``null_quantile``, and at least ``abstain_floor``, a score fitted with it (calibration_fit.py,
+``_fit_floor``): a small catalog's null requests match nothing, score low and set a low bar, while
+answerable requests score there about as they do anywhere. With
 ``abstain_confidence`` c (0.9 as shipped) it holds with probability c over the calibration draw, not
 only on average: the r-th smallest of n scores has a true miss rate F ~ Beta(r, n + 1 − r), so r is
 the largest rank with P(Binomial(n, false_abstain) ≤ r − 1) ≤ 1 − c (training-conditional conformal;
@@ -63,6 +66,7 @@ from votr_mcp.catalog.models import ToolKey
 from votr_mcp.errors import RetrievalError
 from votr_mcp.retrieval.evidence import EVIDENCE, no_evidence
 from votr_mcp.retrieval.formulas import softmax
+from votr_mcp.retrieval.null_model import null_threshold
 from votr_mcp.settings import describe
 
 Share = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
@@ -123,6 +127,9 @@ class Calibration:
     # Abstain below this quantile of the null requests' scores in the catalog searched (null_model.py);
     # None: below abstain_threshold, whatever the catalog.
     null_quantile: Share | None = None
+    # ... and below this score in any catalog, where it is the higher bar (a small catalog, whose null
+    # requests match nothing and set a low one); None: the null quantile alone.
+    abstain_floor: Finite | None = None
     # Abstention weights by feature name (plus "bias"): logistic, retuned for refusals; empty: the top cosine alone.
     abstain_weights: dict[str, Finite] = field(default_factory=dict)
     false_abstain: Share = 0.03
@@ -170,6 +177,16 @@ class Calibration:
 
     def abstains(self, evidence: Mapping[str, float]) -> bool:
         return self.abstain_score(evidence) < self.abstain_threshold
+
+    def bar(self, null_scores: NDArray[np.floating] | None = None) -> float:
+        """The abstention score a request must reach in a catalog whose null requests score
+        ``null_scores`` (null_model.py): their ``null_quantile`` (the fixed ``abstain_threshold`` without
+        one, or without scores), and at least ``abstain_floor``."""
+        if self.null_quantile is None or null_scores is None:
+            bar = self.abstain_threshold
+        else:
+            bar = null_threshold(null_scores, self.null_quantile)
+        return bar if self.abstain_floor is None else max(bar, self.abstain_floor)
 
     def save(self, path: str | Path) -> None:
         Path(path).write_text(self.to_json(), encoding="utf-8")

@@ -7,8 +7,10 @@ threshold learnt on a few catalogs therefore refused too much in some and too li
 catalog is measured against itself: the ~120 everyday requests of ``null_requests.txt`` (chat,
 opinions, knowledge, writing help, in ten languages) are searched in it, and a request is refused
 when its score does not beat their ``null_quantile`` (fit on dev rows so that at most the stated
-share of answerable requests is refused on every fitted set). The same rule then means the same
-on a 30-tool personal catalog and on thousands of tools, without labels from the user.
+share of answerable requests is refused on every fitted set). The same rule then reads alike on a
+few dozen tools and on thousands, without labels from the user; where a small catalog's null
+requests match nothing and set a low bar, the calibration's floor (an absolute score, fitted with
+the quantile) is the higher one (calibration_fit._fit_floor).
 """
 
 from __future__ import annotations
