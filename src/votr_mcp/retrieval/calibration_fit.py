@@ -357,14 +357,14 @@ def _fit_floor(rows: _AbstentionRows, w: NDArray[np.float64], false_abstain: flo
     score low, and set a low one: on a 30-tool personal catalog (registry/'s filesystem, git, time,
     fetch and calculator; eval/queries/human-personal) no answerable dev request fell under it while
     it refused 16% of the requests for tools not installed and 70% of chat. Answerable requests score
-    about alike in every catalog (their 3rd percentile 3.0-3.6 on the human-style sets of 132 to
-    2,800 tools), so a bar on the score itself serves there. Each floor of :data:`FLOOR_SHARES` is
-    tried with the highest null quantile that still keeps false abstention bounded under
-    ``max(quantile, floor)``; the floor is kept when it raises the mean refused share over the cells
-    by more than :data:`_GAIN`. Fit on a random half of the dev rows of eight sets and read on the
-    other half (6 draws, /work/notes/ana/s19/floor_cv.py) with the weights tuned as shipped: refused
-    .440 -> .458, the personal catalog's chat .63 -> .73, tools not installed .20 -> .28, near-misses
-    .34 -> .39, false abstention on every set as it was (personal .000 -> .003). Refit as shipped (the
+    about alike in every catalog (under the weights of 2026-11-26 their 3rd percentile was 3.0-3.6 on
+    the human-style sets of 132 to 2,800 tools), so a bar on the score itself serves there. Each floor
+    of :data:`FLOOR_SHARES` is tried with the highest null quantile that still keeps false abstention
+    bounded under ``max(quantile, floor)``; the floor is kept when it raises the mean refused share over
+    the cells by more than :data:`_GAIN`. Fit on a random half of the dev rows of eight sets and read on
+    the other half (6 draws; the weights tuned on that half as shipped, then the quantile alone or with
+    a floor): refused .440 -> .458, the personal catalog's chat .63 -> .73, tools not installed .20 ->
+    .28, near-misses .34 -> .39, false abstention on every set as it was (personal .000 -> .003). Refit as shipped (the
     weights tuned with the personal catalog's cells too), its dev rows: chat .70 -> .77, tools not
     installed .16 -> .25, near-misses .31 -> .38, false abstention .000 -> .000."""
     q = rows.null_quantile(w, false_abstain, confidence, bounded_with) or 0.0
