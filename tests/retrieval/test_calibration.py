@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from votr_mcp.errors import RetrievalError
+from votr_mcp.retrieval.abstention_fit import fit_logistic
 from votr_mcp.retrieval.calibration import (
     Calibration,
     abstain_features,
@@ -14,7 +15,7 @@ from votr_mcp.retrieval.calibration import (
     confidences,
     lower_quantile,
 )
-from votr_mcp.retrieval.calibration_fit import fit, fit_logistic
+from votr_mcp.retrieval.calibration_fit import fit
 
 
 @dataclass

@@ -23,7 +23,7 @@ from numpy.typing import NDArray
 
 from votr_mcp.errors import CatalogError
 from votr_mcp.index.dense import Embedder
-from votr_mcp.retrieval.calibration_fit import fit_logistic
+from votr_mcp.retrieval.abstention_fit import fit_logistic
 from votr_mcp.retrieval.tool_request import RequestModel
 
 __all__ = ["cross_validate", "fit_request_model", "read_requests"]

@@ -19,10 +19,10 @@ no-tool rows, each set's rows and each class weighted equally so no set or class
 that comes out negative is dropped. Where null requests are scored (every catalog served), the weights
 are then retuned for the point abstention works at: one weight at a time is moved while that raises
 the share of no-tool dev rows refused at the null quantile refit for it, from the logistic weights and
-from a few seeded rescalings of them (calibration_fit.py, ``_tune_for_refusals``). Only the
+from a few seeded rescalings of them (abstention_fit.py, ``_tune_for_refusals``). Only the
 direction of the weights matters, the threshold comes after: a lower bound that keeps false
 abstention on answerable rows at most ``false_abstain``. In a catalog with null requests that bar is
-their ``null_quantile``, and at least ``abstain_floor``, a score fitted with it (calibration_fit.py,
+their ``null_quantile``, and at least ``abstain_floor``, a score fitted with it (abstention_fit.py,
 ``_fit_floor``): a small catalog's null requests match nothing, score low and set a low bar, while
 answerable requests score there about as they do anywhere. With
 ``abstain_confidence`` c (0.9 as shipped) it holds with probability c over the calibration draw, not
@@ -45,7 +45,7 @@ mean k on the held-out half stayed at most 2.1 (mean 1.8) with the same coverage
 the coverage reached on test rows.
 
 This module holds the fitted model and how search reads it; fitting it is
-:mod:`votr_mcp.retrieval.calibration_fit`.
+:mod:`votr_mcp.retrieval.calibration_fit` (abstention: :mod:`votr_mcp.retrieval.abstention_fit`).
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ when its score does not beat their ``null_quantile`` (fit on dev rows so that at
 share of answerable requests is refused on every fitted set). The same rule then reads alike on a
 few dozen tools and on thousands, without labels from the user; where a small catalog's null
 requests match nothing and set a low bar, the calibration's floor (an absolute score, fitted with
-the quantile) is the higher one (calibration_fit._fit_floor).
+the quantile) is the higher one (abstention_fit._fit_floor).
 """
 
 from __future__ import annotations
