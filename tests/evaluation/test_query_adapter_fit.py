@@ -1,4 +1,7 @@
+from dataclasses import replace
+
 import numpy as np
+import pytest
 
 from votr_mcp.cli import main
 from votr_mcp.evaluation.query_adapter_fit import AdapterRows, _top, fit_adapter, leave_one_set_out
@@ -25,6 +28,13 @@ def test_the_fit_learns_a_shared_distortion_and_carries_it_to_a_set_it_never_saw
     assert _top(adapter, sets[2])[0] > before + 0.1
     held = leave_one_set_out(sets, rank=16, l2=1e-4, steps=300)
     assert set(held) == {"set0", "set1", "set2"} and all(after[0] > b[0] for b, after in held.values())
+
+
+def test_the_adapter_records_the_model_that_made_the_vectors_and_refuses_a_mix():
+    sets = [replace(_distorted_set(f"s{i}", i, np.eye(16)), model_id="minilm+use") for i in range(2)]
+    assert fit_adapter(sets, rank=4, steps=20).model_id == "minilm+use"  # else search would never apply it
+    with pytest.raises(ValueError, match="different models"):
+        fit_adapter([sets[0], replace(sets[1], model_id="minilm")], rank=4, steps=20)
 
 
 def test_a_strong_penalty_keeps_the_map_near_the_identity():

@@ -38,10 +38,12 @@ class AdapterRows:
     queries: NDArray[np.float32]
     gold: list[list[int]]
     tools: NDArray[np.float32]
+    model_id: str = MINILM_ID  # the embedding model of the vectors (an adapter acts only on its model's)
 
     def subset(self, keep: Sequence[bool]) -> AdapterRows:
         idx = [i for i, k in enumerate(keep) if k]
-        return AdapterRows(self.name, [self.texts[i] for i in idx], self.queries[idx], [self.gold[i] for i in idx], self.tools)
+        return AdapterRows(self.name, [self.texts[i] for i in idx], self.queries[idx], [self.gold[i] for i in idx], self.tools,
+                           self.model_id)
 
 
 def adapter_rows(data: Path, factory: PipelineFactory, limit: int | None) -> AdapterRows:
@@ -56,7 +58,8 @@ def adapter_rows(data: Path, factory: PipelineFactory, limit: int | None) -> Ada
     texts = [u.query for u in units]
     by_text = retriever.request_vectors(texts, factory.cache)
     queries = np.stack([by_text[t] for t in texts]).astype(np.float32) if texts else np.zeros((0, 0), dtype=np.float32)
-    return AdapterRows(data.name, texts, queries, gold, np.asarray(retriever.tool_vectors, dtype=np.float32))
+    return AdapterRows(data.name, texts, queries, gold, np.asarray(retriever.tool_vectors, dtype=np.float32),
+                       retriever.embedder.model_id)
 
 
 def collect_adapter_rows(datas: Sequence[Path], *, limit: int | None, cache_dir: Path | None = None,
@@ -72,7 +75,7 @@ def collect_adapter_rows(datas: Sequence[Path], *, limit: int | None, cache_dir:
 
 
 def fit_adapter(sets: Sequence[AdapterRows], *, rank: int = 16, l2: float = 0.01, temperature: float = 0.05,
-                steps: int = 200, seed: int = 0, model_id: str = MINILM_ID, source: str = "") -> QueryAdapter:
+                steps: int = 200, seed: int = 0, source: str = "") -> QueryAdapter:
     """U, V minimising each set's mean softmax cross-entropy of its gold tools (any-of) over its
     catalog, sets weighed equally, plus ``l2``·‖U·V‖²; V starts at zero, so the fit starts at the identity.
 
@@ -82,6 +85,8 @@ def fit_adapter(sets: Sequence[AdapterRows], *, rank: int = 16, l2: float = 0.01
     sets = [s for s in sets if s.gold]
     if not sets:
         raise ValueError("no answerable dev rows to fit the query adapter on")
+    if len({s.model_id for s in sets}) > 1:
+        raise ValueError(f"the sets were embedded by different models ({sorted({s.model_id for s in sets})}); fit on one model's vectors")
     dim = sets[0].queries.shape[1]
     rng = np.random.default_rng(seed)
     start = np.concatenate([(rng.standard_normal((dim, rank)) * 0.01).ravel(), np.zeros(rank * dim)])
@@ -112,7 +117,7 @@ def fit_adapter(sets: Sequence[AdapterRows], *, rank: int = 16, l2: float = 0.01
 
     found = minimize(loss_and_grad, start, jac=True, method="L-BFGS-B", options={"maxiter": steps})
     u, v = found.x[: dim * rank].reshape(dim, rank), found.x[dim * rank :].reshape(rank, dim)
-    return QueryAdapter(u.astype(np.float32), v.astype(np.float32), model_id, source)
+    return QueryAdapter(u.astype(np.float32), v.astype(np.float32), sets[0].model_id, source)
 
 
 def _logsumexp(x: NDArray[np.float64]) -> NDArray[np.float64]:
