@@ -33,6 +33,7 @@ from votr_mcp.evaluation.harness import build_units, cap_per_kind
 from votr_mcp.evaluation.metrics import TIERS
 from votr_mcp.evaluation.report import ABLATION_COLUMNS, ablation_note, ablation_table, fmt, render_report
 from votr_mcp.evaluation.suite import SPLIT_RULE, EvalSpec, evaluate, machine
+from votr_mcp.retrieval.config import RetrievalConfig
 from votr_mcp.retrieval.tiers import HIGH_PRECISION, MEDIUM_PRECISION
 
 HERE = Path(__file__).resolve().parent
@@ -242,13 +243,13 @@ def check_adapter(bench: Path, cache: Path) -> dict[str, Any] | None:
     sets = recipe["sets"].split("+")
     limit = int(recipe["limit"]) if recipe["limit"] else None
     with tempfile.TemporaryDirectory() as tmp:
-        refit, _, counts = fit_adapter_on([bench / s for s in sets], limit=limit, rank=int(recipe["rank"]),
+        refit, _, counts = fit_adapter_on([set_folder(bench, s) for s in sets], limit=limit, rank=int(recipe["rank"]),
                                           l2=float(recipe["l2"]), folds=len(shipped.held_out) or 5,
                                           out=Path(tmp) / "query_adapter.npz", cache_dir=cache)
     # Adam on floats: the same map to 1e-3 of its largest entry is the same adapter.
     pairs = [(refit, shipped), *zip(refit.held_out, shipped.held_out)]
     gap = max(float(np.abs(a.u @ a.v - b.u @ b.v).max() / np.abs(b.u @ b.v).max()) for a, b in pairs)
-    command = ("votr-mcp fit-adapter " + " ".join(f"--data ../shared/bench/{s}" for s in sets)
+    command = ("votr-mcp fit-adapter " + " ".join(f"--data {set_path_text(s)}" for s in sets)
                + (f" --limit {limit}" if limit else "") + f" --rank {recipe['rank']} --l2 {recipe['l2']}")
     return {"command": command, "source": shipped.source, "dev_queries": counts, "relative_gap": gap,
             "reproduced": gap < 1e-3}
@@ -258,9 +259,11 @@ def adapter_text(check: dict[str, Any] | None) -> str:
     if check is None:
         return "**Query adapter.** None shipped: query vectors are used as the model gives them."
     head = (f"**Query adapter.** Shipped `src/votr_mcp/retrieval/query_adapter.npz`, a low-rank map of query vectors "
-            f"({check['source']}), acts only when the `query_adapter` stage is on (off by default: it helps the sets it "
-            "was fit on, not the held-out registry; the ablation's `+ query_adapter` rows measure it). When it is on, "
-            "the rerank and calibration fits adapt each dev text by the fit that left its fold out.")
+            f"({check['source']}), acts when the `query_adapter` stage is on ("
+            + ("on by default; the ablation's `- query_adapter` rows" if RetrievalConfig().query_adapter else
+               "off by default; the ablation's `+ query_adapter` rows") + " measure it). When it is on, the rerank and "
+            "calibration fits adapt each dev text by the fit that left its fold out; a dev row's own figure is not "
+            "(every dev row helped fit the map), so read test.")
     if check.get("stale_for"):
         return head + (f" It was fit for `{check['stale_for']}` vectors; search now reads `{check['model']}`, so it is "
                        "inert (its stage changes nothing) until refit with `votr-mcp fit-adapter`.")

@@ -34,10 +34,9 @@ class RetrievalConfig:
     # Human-style dev rows in other languages (76): top-1 .526 -> .645, top-3 .776 -> .842; the
     # detector flags 0 of 10,656 English dev rows of the bench sets (and misses 5 short ones of 89).
     route_language: bool = True
-    # The learned query-vector correction (query_adapter.npz, fit on dev rows of the four bench sets).
-    # Off: it lifts those sets' test rows (MCP-Zero top-5 .962 -> .971, MetaTool top-1 .592 -> .648)
-    # but not data it never saw: the registry's held-out rows lost top-1 .673 -> .654, and fit
-    # without MetaTool it cost MetaTool's dev top-1 .580 -> .567. For a user's own labelled queries.
+    # The learned query-vector correction (query_adapter.npz, fit on our human-style dev rows). Off:
+    # on test rows it lifted human-style top-1 but cost MCP-Zero's multi-step chains and MetaTool's
+    # no-tool abstention (query_adapter.py says by how much). For a user's own labelled queries.
     query_adapter: bool = False
     bm25: bool = True
     sparse: bool = True
