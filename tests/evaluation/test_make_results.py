@@ -146,3 +146,16 @@ def test_the_tiers_table_shows_each_sets_precision_per_tier_beside_its_size() ->
     table = mr.tiers_table([report, dev]).splitlines()
     assert len(table) == 3
     assert table[-1] == "| reg | 132 | 1.000 (1) | – | – | 1.000 (1) |"
+
+
+def test_the_personal_catalog_table_gives_refusals_by_what_was_asked_and_the_answered_rows() -> None:
+    mr = load_script()
+    key = ("s", "a")
+    outcomes = [Outcome("1", "single", (frozenset({key}),), (key,), (key,), groups=("style:paraphrase",)),
+                Outcome("2", "no_tool", (), (), (), groups=("style:not_installed",)),
+                Outcome("3", "no_tool", (), (key,), (key,), groups=("style:not_installed",))]
+    report = {"set": "human-personal", "split": "test", "overall": summarize(outcomes), "groups": summarize_groups(outcomes)}
+    table = mr.personal_table([report]).splitlines()
+    assert table[2] == "| tool not installed | 0.500 (2) |"
+    assert table[-1].startswith("| answerable: top-1 1.000") and table[-1].endswith("| 0.000 (1) |")
+    assert mr.personal_table([{**report, "split": "dev"}]) == "(human-personal was not run)"
