@@ -3,6 +3,7 @@ import pytest
 
 from votr_mcp.errors import RetrievalError
 from votr_mcp.index.dense import MINILM_ID
+from votr_mcp.index.models import default_embedder
 from votr_mcp.retrieval import RetrievalConfig, Retriever
 from votr_mcp.retrieval.query_adapter import QueryAdapter, fold_of, shipped_adapter
 
@@ -59,9 +60,9 @@ def test_bad_adapter_files_and_shapes_are_refused_with_the_command_that_mends_th
         QueryAdapter(np.zeros((8, 2), np.float32), np.zeros((3, 8), np.float32), MINILM_ID)
 
 
-def test_the_shipped_adapter_fits_minilm_and_carries_held_out_fits_for_cross_fitting():
-    shipped = shipped_adapter()
-    assert shipped is not None and shipped.model_id == MINILM_ID and shipped.dim == 384
+def test_the_shipped_adapter_fits_the_default_models_vectors_and_carries_held_out_fits_for_cross_fitting():
+    shipped, model = shipped_adapter(), default_embedder()
+    assert shipped is not None and shipped.model_id == model.model_id and shipped.dim == model.dimension
     assert len(shipped.held_out) >= 2 and "votr-mcp fit-adapter" in shipped.source
 
 
