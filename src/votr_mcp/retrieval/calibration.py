@@ -85,6 +85,7 @@ __all__ = [
     "abstain_reason",
     "abstain_score",
     "bounded_rank",
+    "catalog_bar",
     "choose_k",
     "shipped_calibration",
     "SHIPPED_PATH",
@@ -180,13 +181,8 @@ class Calibration:
 
     def bar(self, null_scores: NDArray[np.floating] | None = None) -> float:
         """The abstention score a request must reach in a catalog whose null requests score
-        ``null_scores`` (null_model.py): their ``null_quantile`` (the fixed ``abstain_threshold`` without
-        one, or without scores), and at least ``abstain_floor``."""
-        if self.null_quantile is None or null_scores is None:
-            bar = self.abstain_threshold
-        else:
-            bar = null_threshold(null_scores, self.null_quantile)
-        return bar if self.abstain_floor is None else max(bar, self.abstain_floor)
+        ``null_scores`` (:func:`catalog_bar`)."""
+        return catalog_bar(null_scores, self.null_quantile, self.abstain_threshold, self.abstain_floor)
 
     def save(self, path: str | Path) -> None:
         Path(path).write_text(self.to_json(), encoding="utf-8")
@@ -202,6 +198,14 @@ class Calibration:
 def shipped_calibration() -> Calibration | None:
     """The calibration shipped with the package, or None when absent."""
     return Calibration.load(SHIPPED_PATH) if SHIPPED_PATH.is_file() else None
+
+
+def catalog_bar(null_scores: NDArray[np.floating] | None, null_quantile: float | None, fixed: float,
+                floor: float | None) -> float:
+    """The abstention bar of one catalog: the ``null_quantile`` of its null requests' scores
+    (null_model.py; ``fixed`` without a quantile or without scores), and at least ``floor``."""
+    bar = fixed if null_quantile is None or null_scores is None else null_threshold(null_scores, null_quantile)
+    return bar if floor is None else max(bar, floor)
 
 
 def confidences(cosines: NDArray[np.floating], relative: NDArray[np.floating], temperature: float, mix: float) -> NDArray[np.float64]:

@@ -20,12 +20,12 @@ from votr_mcp.retrieval.calibration import (
     Scored,
     abstain_features,
     abstain_score,
+    catalog_bar,
     check_levels,
     choose_k,
     confidences,
     conformal_quantile,
 )
-from votr_mcp.retrieval.null_model import null_threshold
 from votr_mcp.retrieval.tiers import HIGH_CONFIDENCE, fit_tier_margins
 
 __all__ = ["fit"]
@@ -152,12 +152,8 @@ def _fit_tiers(results: Sequence[Scored], golds: Sequence[Collection[ToolKey]], 
     thresholds: dict[str, float] = {}
     for name in set(names):
         evidence = (null_evidence or {}).get(name)
-        if null_quantile is not None and evidence:
-            nulls = np.array([abstain_score(abstain_features(e), weights) for e in evidence])
-            thresholds[name] = null_threshold(nulls, null_quantile)
-        else:
-            thresholds[name] = abstain_threshold
-        thresholds[name] = thresholds[name] if floor is None else max(thresholds[name], floor)
+        nulls = np.array([abstain_score(abstain_features(e), weights) for e in evidence]) if evidence else None
+        thresholds[name] = catalog_bar(nulls, null_quantile, abstain_threshold, floor)
     margins, correct, confident, sets = [], [], [], []
     for r, g, n in zip(results, golds, names):
         if not len(r.ranked_keys):
