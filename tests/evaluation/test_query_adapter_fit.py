@@ -16,7 +16,7 @@ def _distorted_set(name: str, seed: int, distortion: np.ndarray) -> AdapterRows:
     gold = rng.integers(0, 60, size=120)
     q = tools[gold] @ distortion + 0.05 * rng.normal(size=(120, 16))
     q = (q / np.linalg.norm(q, axis=1, keepdims=True)).astype(np.float32)
-    return AdapterRows(name, [f"{name} {i}" for i in range(120)], q, [[int(g)] for g in gold], tools)
+    return AdapterRows(name, [f"{name} {i}" for i in range(120)], q, [[int(g)] for g in gold], tools, "model")
 
 
 def test_the_fit_learns_a_shared_distortion_and_carries_it_to_a_set_it_never_saw():

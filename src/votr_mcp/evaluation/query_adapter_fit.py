@@ -21,7 +21,6 @@ from numpy.typing import NDArray
 from votr_mcp.evaluation.adapter import PipelineFactory
 from votr_mcp.evaluation.data import fit_source, load_queries, queries_of, select_split
 from votr_mcp.evaluation.harness import build_units, cap_per_kind
-from votr_mcp.index.dense import MINILM_ID
 from votr_mcp.retrieval.query_adapter import FOLDS, SHIPPED_ADAPTER, QueryAdapter, fold_of
 
 __all__ = ["AdapterRows", "adapter_rows", "collect_adapter_rows", "fit_adapter", "fit_adapter_on", "leave_one_set_out"]
@@ -38,7 +37,7 @@ class AdapterRows:
     queries: NDArray[np.float32]
     gold: list[list[int]]
     tools: NDArray[np.float32]
-    model_id: str = MINILM_ID  # the embedding model of the vectors (an adapter acts only on its model's)
+    model_id: str  # the embedding model of the vectors (an adapter acts only on its model's)
 
     def subset(self, keep: Sequence[bool]) -> AdapterRows:
         idx = [i for i, k in enumerate(keep) if k]
