@@ -101,8 +101,8 @@ def test_the_eval_command_measures_a_variant_given_by_set(tmp_path: Path) -> Non
                  "--cache-dir", str(tmp_path / "vectors"), "--set", "rerank=false", "--set", "dense=false"])
     assert code == 0
     written = json.loads(out.read_text())
-    assert "off: dense, query_adapter, splade, rerank" in written["pipeline"]
-    assert "stages on: multilingual, route_language, bm25" in written["pipeline"]
+    assert "off: dense, splade, rerank" in written["pipeline"]
+    assert "stages on: multilingual, route_language, query_adapter, bm25" in written["pipeline"]
 
 
 def test_distractor_tools_join_the_search_but_never_count_as_gold(tmp_path: Path) -> None:

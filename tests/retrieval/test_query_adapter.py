@@ -79,3 +79,30 @@ def test_the_pipeline_ranks_by_the_adapted_vector_only_when_the_stage_is_on(smal
     assert flipped.with_config(dense_only.without("query_adapter")).search(query).ranked_keys == plain.search(query).ranked_keys
     other_model = QueryAdapter(flip.u, flip.v, "some-other-model")
     assert plain.with_adapter(other_model).search(query).ranked_keys == plain.search(query).ranked_keys
+
+
+@pytest.mark.slow
+def test_abstention_reads_the_query_vector_before_the_adapter(small_catalog, embedder):
+    # The flip turns every cosine's sign: read from the adapted vector, the best cosine over the
+    # catalog would be what was the worst.
+    flip = QueryAdapter(np.eye(384, dtype=np.float32), -2 * np.eye(384, dtype=np.float32), MINILM_ID)
+    dense_only = RetrievalConfig(bm25=False, sparse=False, rerank=False, decompose=False, query_adapter=True)
+    plain = Retriever.build(small_catalog, embedder=embedder, calibration=None, config=dense_only, adapter=None)
+    query = "show me the open pull requests of my repo"
+    before, after = plain.search(query), plain.with_adapter(flip).search(query)
+    assert after.ranked_keys[0] != before.ranked_keys[0]
+    assert after.evidence["top_minilm"] == pytest.approx(before.evidence["top_minilm"], abs=1e-6)
+    assert before.evidence["top_minilm"] > 0.3
+
+
+@pytest.mark.slow
+def test_a_tasks_needs_are_ranked_by_their_unadapted_vectors(small_catalog, embedder):
+    flip = QueryAdapter(np.eye(384, dtype=np.float32), -2 * np.eye(384, dtype=np.float32), MINILM_ID)
+    config = RetrievalConfig(bm25=False, sparse=False, rerank=False, query_adapter=True)
+    plain = Retriever.build(small_catalog, embedder=embedder, calibration=None, config=config, adapter=None)
+    flipped = plain.with_adapter(flip)
+    task = "list the open pull requests of my repo, then email the list to my team"
+    assert len(plain.needs_of(task)) == 2
+    assert flipped.search(task).ranked_keys == plain.search(task).ranked_keys
+    one = "show me the open pull requests of my repo"
+    assert flipped.search(one).ranked_keys != plain.search(one).ranked_keys

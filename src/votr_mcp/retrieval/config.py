@@ -34,10 +34,10 @@ class RetrievalConfig:
     # Human-style dev rows in other languages (76): top-1 .526 -> .645, top-3 .776 -> .842; the
     # detector flags 0 of 10,656 English dev rows of the bench sets (and misses 5 short ones of 89).
     route_language: bool = True
-    # The learned query-vector correction (query_adapter.npz, fit on our human-style dev rows). Off:
-    # on test rows it lifted human-style top-1 but cost MCP-Zero's multi-step chains and MetaTool's
-    # no-tool abstention (query_adapter.py says by how much). For a user's own labelled queries.
-    query_adapter: bool = False
+    # The learned query-vector correction (query_adapter.npz, fit on our human-style dev rows) of a
+    # one-need request's vector; abstention reads the vector before it (query_adapter.py: held-out
+    # human-style top-1 .791 -> .820, .495 -> .593, .640 -> .704 on our three sets' dev rows).
+    query_adapter: bool = True
     bm25: bool = True
     sparse: bool = True
     # The learned sparse list (SPLADE-tiny), when the embedder builds it. Off, and not built for

@@ -289,7 +289,9 @@ class Retriever(NullRequests):
                            self._server_name_tokens, self._server_of)
         ranked = [query] if len(needs) == 1 else [query, *needs]
         # (Still beside the sparse encoding: the pass over the tool matrix is the other half of the wait.)
-        scored = self._dense_scores([(t, vectors.get(t)) for t in ranked] if use_dense else [])
+        # The query adapter was fit on whole requests; a task's need fragments ("then email it to
+        # Bob") and their mean are ranked unadapted: adapted, human-mcpzero's dev chains went .714 -> .571.
+        scored = self._dense_scores([(t, vectors.get(t)) for t in ranked] if use_dense else [], adapt=len(needs) == 1)
         sparse = pending.result() if pending is not None else None
         whole = self._rank(query, vectors.get(query) if use_dense else None, allowed, hint, sparse=sparse,
                            scored=scored.get(query))
@@ -320,7 +322,9 @@ class Retriever(NullRequests):
         use_dense = self.config.dense and self._dense is not None
         needs = self.needs_of(query)
         vectors = self._vectors(query, needs, _texts(query, needs), query_vectors, use_dense)
-        vec = self._adapted(query, vectors.get(query)) if use_dense else None
+        vec = vectors.get(query) if use_dense else None
+        if vec is not None and len(needs) == 1:  # (as search adapts it)
+            vec = self._adapted(query, vec)
         f = fuse(query, vec, self._lexical, self._dense, self.config, None, (),
                  self._sparse_queries([query]).get(query) if vec is not None else None)
         head = fused_head(f, size or self.config.rerank_head)

@@ -15,14 +15,21 @@ Fit on two of those catalogs' requests and scored dense-only on the third's dev 
 top-1 went human-mcpzero .317 -> .407, human-mscbench .488 -> .549, human-registry .697 -> .661:
 it carries between the two public-server corpora, which share many servers, less to the registry.
 In the whole pipeline (rerank refit, 3 x 2-fold, the registry's map fit without its rows) the
-registry was unchanged (.791 -> .798). Switched on with the rerank and calibration refit by their
-recipes, dev rows it was not fit on lost: human-mcpzero's multi-step chains .857 -> .571 (need
-fragments) and MetaTool's no-tool abstention .377 -> .298 (MSC-Bench level 5 .364 -> .273); on test
-rows (``python eval/make_results.py`` so run, 2026-11-26) human-style top-1 rose (human-registry
-.824 -> .838, human-mcpzero .520 -> .582, human-mscbench .640 -> .665, chat refused .635 -> .675)
-while MCP-Zero's human-style chains fell .630 -> .444 and MetaTool's no-tool abstention .359 -> .252.
-So the ``query_adapter`` stage stays off by default; the results page's ``+ query_adapter`` rows
-measure it, and a user can fit it on their own labelled queries.
+registry was unchanged (.791 -> .798).
+
+The pipeline reads the map where it was fit, and nowhere else (ranking.py, pipeline.py):
+- a request searched as one need is ranked by its adapted vector; a task's need fragments ("then
+  email it to Bob") and their mean are ranked unadapted (adapted, human-mcpzero's dev chains went
+  .714 -> .571, MSC-Bench's .775 -> .754);
+- abstention's evidence reads the cosines of the vector before the map: the map moves answerable
+  requests toward their tools, and read from it, no-tool requests no longer scored as the
+  calibration's null requests did (dev rows, rerank and calibration refit each time; map off /
+  evidence read adapted / unadapted: MetaTool no-tool abstention .377 / .298 / .518, MSC-Bench
+  level 5 .364 / .273 / .364).
+So switched on, with the rerank refit, held-out top-1 on dev (``fit-rerank --cv 3``, each row
+adapted by the fit that left its fold out) went human-registry .791 -> .820, human-mcpzero .495 ->
+.593, human-mscbench .640 -> .704, the benchmark sets as they were (MSC-Bench .923 -> .924, MCP-Zero
+.847 -> .843, MetaTool .641 -> .642). eval/RESULTS.md reports the test rows.
 
 Fitting the rerank and the calibration on dev rows that also fit the adapter would read cosines
 better than any new query gets. A shipped adapter therefore carries ``held_out`` companions, one

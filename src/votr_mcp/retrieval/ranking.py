@@ -5,14 +5,14 @@ abstention reads. A base class of the Retriever, apart from its lifecycle and it
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
 from scipy import sparse as sp
 
 from votr_mcp.index.tokenize import stem
-from votr_mcp.retrieval.dense_scores import DenseScores, dense_scores
+from votr_mcp.retrieval.dense_scores import DenseScores, dense_scores, exact_rows
 from votr_mcp.retrieval.evidence import evidence
 from votr_mcp.retrieval.features import Ranking, by_request
 from votr_mcp.retrieval.fusion import Fused, fuse, fused_head, sparse_queries
@@ -29,13 +29,21 @@ if TYPE_CHECKING:
     from votr_mcp.retrieval.query_adapter import Adapts
     from votr_mcp.retrieval.rerank import RerankModel
 
-__all__ = ["Adjust", "TextRanker"]
+__all__ = ["Adjust", "Scored", "TextRanker"]
 
 Adjust = Callable[[str, "NDArray[np.float32] | None", NDArray[np.intp], NDArray[np.float64]], NDArray[np.float64]]
 """A bounded change of a ranking's head scores from outside retrieval, given the ranked text, its
 query vector (None when dense is off), the head's catalog rows and their scores (best 1): learning
 from use (:mod:`votr_mcp.learning`) reorders near-ties, lifts tools a request like this one was
 served by with it, and sinks tools that failed for a request near-identical to it."""
+
+
+class Scored(NamedTuple):
+    """One text's dense scores as a search ranks it (:meth:`TextRanker._dense_scores`)."""
+
+    ranked: DenseScores  # the scores of ``vector``, which the dense list ranks by
+    vector: NDArray[np.float32]  # the query vector, after the query adapter when it applied
+    unadapted: DenseScores | None = None  # the scores before the adapter, when it changed the vector
 
 
 class TextRanker:
@@ -82,13 +90,26 @@ class TextRanker:
             return True
         return any(stem(form) in vocabulary for form in verb_forms(verb))
 
-    def _adapted(self, text: str, vec: NDArray[np.float32] | None) -> NDArray[np.float32] | None:
+    def _adapted(self, text: str, vec: NDArray[np.float32]) -> NDArray[np.float32]:
         """The query vector the dense list reads: corrected by the query adapter when it is on and
-        was fit for this embedding model."""
+        was fit for this embedding model (else ``vec`` itself)."""
         a = self.adapter
-        if vec is None or a is None or not self.config.query_adapter or self._dense is None or a.model_id != self._dense.model_id:
+        if a is None or not self.config.query_adapter or self._dense is None or a.model_id != self._dense.model_id:
             return vec
         return a.adapt(text, vec)
+
+    def _unadapted(self, f: Fused, scored: Scored | None, vec: NDArray[np.float32] | None,
+                   ranked: NDArray[np.intp]) -> Fused:
+        """``f`` with the cosines of the query vector before the query adapter, which abstention's
+        evidence reads: the adapter is fit to move answerable requests near their tools, and the
+        cosine it gives a request no tool serves is not the one the calibration's null requests had
+        (query_adapter.py: what that cost no-tool abstention)."""
+        raw = scored.unadapted if scored is not None else None
+        if raw is None or vec is None or self._dense is None:
+            return f
+        exact_rows(self._dense, raw, vec, ranked)  # (the rows evidence reads, exact where a coarse pass ran)
+        return f._replace(cosine=raw.joint.astype(np.float64), model_cosines=raw.models,
+                          hidden_variance=raw.hidden_variance)
 
     def _sparse_queries(self, texts: Sequence[str]) -> dict[str, sp.csr_matrix]:
         """Each text's unit-length learned sparse vector (:func:`sparse_queries`); empty when off."""
@@ -96,23 +117,31 @@ class TextRanker:
             return {}
         return sparse_queries(self.embedder, self._dense, texts)
 
-    def _dense_scores(self, queries: Sequence[tuple[str, NDArray[np.float32] | None]]) -> dict[str, DenseScores]:
+    def _dense_scores(self, queries: Sequence[tuple[str, NDArray[np.float32] | None]],
+                      adapt: bool = True) -> dict[str, Scored]:
         """The dense scores of several texts at once (:func:`dense_scores`: one pass over the tool
-        matrix for them all), by text; empty when dense is off."""
+        matrix for them all), by text; empty when dense is off. ``adapt``: rank by the query
+        adapter's vectors (when it is on); the unadapted vectors are scored in the same pass."""
         given = {t: v for t, v in queries if v is not None}
         if self._dense is None or not self.config.dense or not given:
             return {}
-        adapted = [(t, self._adapted(t, v)) for t, v in given.items()]
-        return dict(zip(given, dense_scores(self._dense, self.config, [(t, v) for t, v in adapted if v is not None])))
+        adapted = {t: self._adapted(t, v) if adapt else v for t, v in given.items()}
+        changed = [t for t in given if adapted[t] is not given[t]]
+        scores = dense_scores(self._dense, self.config, [*adapted.items(), *((t, given[t]) for t in changed)])
+        unadapted = dict(zip(changed, scores[len(given):]))
+        return {t: Scored(s, adapted[t], unadapted.get(t)) for t, s in zip(given, scores)}
 
     def _rank(self, text: str, vec: NDArray[np.float32] | None, allowed: NDArray[np.bool_] | None,
               hints: Sequence[NDArray[np.float64]], rerank: bool = True,
-              sparse: Mapping[str, sp.csr_matrix] | None = None, scored: DenseScores | None = None) -> Ranking:
+              sparse: Mapping[str, sp.csr_matrix] | None = None, scored: Scored | None = None) -> Ranking:
         cfg = self.config
         if vec is not None and (sparse is None or text not in sparse):
             sparse = self._sparse_queries([text])
-        f = fuse(text, self._adapted(text, vec), self._lexical, self._dense, cfg, allowed, hints,
-                 sparse.get(text) if vec is not None and sparse is not None else None, scored)
+        if vec is not None and scored is None:
+            scored = self._dense_scores([(text, vec)]).get(text)
+        f = fuse(text, scored.vector if scored is not None else vec, self._lexical, self._dense, cfg, allowed, hints,
+                 sparse.get(text) if vec is not None and sparse is not None else None,
+                 scored.ranked if scored is not None else None)
         reranking = rerank and cfg.rerank and self.rerank is not None
         head = fused_head(f, max(cfg.rerank_head if reranking else 0, cfg.ranked_size))
         if len(head) == 0:
@@ -134,7 +163,7 @@ class TextRanker:
         ranked_scores = scores[order][: len(ranked)]
         if len(ranked) > len(ranked_scores):  # a named tool from outside the head: it leads at the best score
             ranked_scores = np.r_[ranked_scores[:1], ranked_scores][: len(ranked)]
-        found = evidence(f, ranked, view, self._features.views, self._splade_norms,
+        found = evidence(self._unadapted(f, scored, vec, ranked), ranked, view, self._features.views, self._splade_norms,
                          self._chat_similarity(text, vec), self._tool_request(vec), self._verb_offered(text, view),
                          self._features.servers.supports(text, view)) if vec is not None else {}
         return Ranking(ranked, ranked_scores, f.cosine[ranked], f.lexical[ranked], found)
