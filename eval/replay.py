@@ -8,9 +8,12 @@ a need, visited ``--visits`` times at random points of the stream, first with it
 alternately with a paraphrase (a row of ``queries_intents.jsonl`` with the same gold, when the set
 has one) and its own text again. The same stream runs with learning off and on; then the set's
 test rows, which were never in the stream (nor are their gold tools), are searched once each
-(``held_back``). Reported: top-1 and hand-off (a gold tool among those handed off) on the stream's
+(``held_back``), and once more in a paraphrase's short style (``held_back_short``: the paraphrase of
+the row's gold, where the set has one: a request nobody made, in the words a revisit's paraphrase
+uses). Reported: top-1 and hand-off (a gold tool among those handed off) on the stream's
 repeated visits (the headline ``top1``/``handoff``), on first visits, per quarter of the stream,
-and held back; and the search round trip's p50/p95. Learning's settings are chosen on one half of
+and held back; what reordering the hand-off could still reach on the paraphrases missed at top-1
+(``paraphrase_misses``); and the search round trip's p50/p95. Learning's settings are chosen on one half of
 the rows (``fit``: the SHA-256 of the row id is even) and read on the other (``report``), both given.
 
     python eval/replay.py --data ../shared/bench/mcpzero --json /tmp/replay.json [--limit N] [--visits 3]
@@ -144,6 +147,7 @@ def _value(spec: Any) -> Any:
 
 
 HALVES = ("fit", "report")
+HALF_GROUPS = ("revisit", "held_back", "held_back_short")
 
 
 def half_of(row: QueryRow) -> str:
@@ -178,9 +182,10 @@ class Mode:
         self.hub.ready.set()
         self.learning = learning
         self.by_key = {t.key: t for t in catalog}
-        self.groups = {k: Tally() for k in ("all", "first", "revisit", "repeat", "paraphrase", "held_back")}
+        self.groups = {k: Tally() for k in ("all", "first", "revisit", "repeat", "paraphrase", "held_back", "held_back_short")}
         self.over_time = [Tally() for _ in range(quarters)]
-        self.halves = {(half, name): Tally() for half in HALVES for name in ("revisit", "held_back")}
+        self.halves = {(half, name): Tally() for half in HALVES for name in HALF_GROUPS}
+        self.seen: list[tuple[Visit, list[ToolKey]]] = []  # each visit and what it handed off, in order
         self.stream_size = stream_size
         self.latency: list[float] = []
         self.not_called = 0
@@ -197,6 +202,7 @@ class Mode:
         gold = set(visit.row.gold)
         tools = await self.search(client, visit.text)
         keys = [(t["server"], t["tool"]) for t in tools]
+        self.seen.append((visit, keys))
         top1, handoff = bool(keys) and keys[0] in gold, any(k in gold for k in keys)
         self.groups["all"].add(top1, handoff)
         self.groups["first" if visit.kind == "first" else "revisit"].add(top1, handoff)
@@ -217,20 +223,21 @@ class Mode:
             self.not_called += 1  # refused before the upstream (e.g. arguments the schema rejects)
         self.upstreams.calls = 0
 
-    async def held_back(self, client: Client, row: QueryRow) -> None:
-        keys = [(t["server"], t["tool"]) for t in await self.search(client, row.query, timed=False)]
+    async def held_back(self, client: Client, row: QueryRow, text: str | None = None, group: str = "held_back") -> None:
+        """Search a row never streamed, by its own text or (``text``) in another style."""
+        keys = [(t["server"], t["tool"]) for t in await self.search(client, row.query if text is None else text, timed=False)]
         top1, handoff = bool(keys) and keys[0] in set(row.gold), any(k in set(row.gold) for k in keys)
-        self.groups["held_back"].add(top1, handoff)
-        self.halves[(half_of(row), "held_back")].add(top1, handoff)
+        self.groups[group].add(top1, handoff)
+        self.halves[(half_of(row), group)].add(top1, handoff)
 
     def report(self) -> dict[str, Any]:
         revisit = self.groups["revisit"].report()
         return {
             "top1": revisit["top1"], "handoff": revisit["handoff"], "n": revisit["n"],
-            **{name: g.report() for name, g in self.groups.items() if name != "held_back"},
-            "held_back": self.groups["held_back"].report(),
+            **{name: g.report() for name, g in self.groups.items()},
             "over_time": [q.report() for q in self.over_time],
-            "halves": {half: {name: self.halves[(half, name)].report() for name in ("revisit", "held_back")} for half in HALVES},
+            "halves": {half: {name: self.halves[(half, name)].report() for name in HALF_GROUPS} for half in HALVES},
+            "paraphrase_misses": paraphrase_misses(self.seen),
             "calls_refused_before_upstream": self.not_called,
             "search_ms": {"p50": round(float(np.percentile(self.latency, 50)), 2),
                           "p95": round(float(np.percentile(self.latency, 95)), 2), "n": len(self.latency)},
@@ -252,8 +259,39 @@ def learning_of(settings: Sequence[str], seed: int) -> Learning:
                     bandit=Bandit(bound=float(values.get("bound", DEFAULT_BOUND)), seed=seed), **options)
 
 
+def paraphrase_misses(seen: Sequence[tuple[Visit, Sequence[ToolKey]]]) -> dict[str, int]:
+    """What reordering the hand-off could reach on the paraphrase visits missed at top-1, and what the
+    need's first visit (the request learning had of it) said about each: ``missed``; of those, the
+    gold handed off (``gold_handed_off``), and of these, the first visit had the gold at top-1
+    (``first_gold_top1``: its request was learned, nothing passed over), ranked this paraphrase's
+    top-1 above the gold it called (``first_passed_over_this_top1``: the pair skip-above feedback,
+    as in click models, would have), or neither (``first_other``: it missed the gold, or ranked
+    other tools above it)."""
+    first: dict[str, Sequence[ToolKey]] = {}
+    out = dict.fromkeys(("missed", "gold_handed_off", "first_gold_top1", "first_passed_over_this_top1", "first_other"), 0)
+    for visit, keys in seen:
+        gold = set(visit.row.gold)
+        if visit.kind == "first":
+            first[visit.row.id] = keys
+        if visit.kind != "paraphrase" or (keys and keys[0] in gold):
+            continue
+        out["missed"] += 1
+        if not any(k in gold for k in keys):
+            continue
+        out["gold_handed_off"] += 1
+        before = first.get(visit.row.id, [])
+        at = next((i for i, k in enumerate(before) if k in gold), None)
+        if at == 0:
+            out["first_gold_top1"] += 1
+        elif at is not None and keys[0] in before[:at]:
+            out["first_passed_over_this_top1"] += 1
+        else:
+            out["first_other"] += 1
+    return out
+
+
 async def replay(retriever: Retriever, catalog: Catalog, stream: Sequence[Visit], held: Sequence[QueryRow],
-                 learning: Learning) -> dict[str, Mode]:
+                 learning: Learning, held_short: Mapping[str, str] | None = None) -> dict[str, Mode]:
     """Both servers take each request in turn (alternating which goes first), so the machine's load
     falls on both alike and their latencies compare."""
     modes = {"off": Mode(retriever, catalog, None, len(stream)), "on": Mode(retriever, catalog, learning, len(stream))}
@@ -265,6 +303,10 @@ async def replay(retriever: Retriever, catalog: Catalog, stream: Sequence[Visit]
         for row in held:
             for mode, client in pairs:
                 await mode.held_back(client, row)
+        short = held_short or {}
+        for row in (r for r in held if r.id in short):  # after all held-back rows: those search as they did without these
+            for mode, client in pairs:
+                await mode.held_back(client, row, short[row.id], "held_back_short")
     return modes
 
 
@@ -324,17 +366,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     retriever = Retriever.build(catalog, embedder=default_embedder(), cache=FileEmbeddingCache(cache_dir(args.cache_dir)))
     retriever.abstain_threshold()  # the server warms this before its first search (server/runtime.py)
     nearness = paraphrase_nearness(retriever, needs, paraphrases)
-    modes = anyio.run(replay, retriever, catalog, stream, held, learning_of(args.set, args.seed))
+    held_short = {r.id: paraphrases[r.gold] for r in held if r.gold in paraphrases}
+    modes = anyio.run(replay, retriever, catalog, stream, held, learning_of(args.set, args.seed), held_short)
     report: dict[str, Any] = {name: mode.report() for name, mode in modes.items()}
     for mode in ("off", "on"):
         print(f"  learning {mode}: revisits top-1 {report[mode]['top1']}, hand-off {report[mode]['handoff']}; "
               f"held back top-1 {report[mode]['held_back']['top1']}; search p50 {report[mode]['search_ms']['p50']} ms",
               file=sys.stderr)
     report["held_back"] = {mode: report[mode].pop("held_back") for mode in ("off", "on")}
+    report["held_back_short"] = {mode: report[mode].pop("held_back_short") for mode in ("off", "on")}
     report["paraphrase_nearness"] = nearness
     report["setup"] = {"data": str(args.data), "tools": len(catalog), "needs": len(needs), "visits": args.visits,
                        "stream": len(stream), "paraphrased_needs": sum(1 for r in needs if r.gold in paraphrases),
-                       "held_back_rows": len(held), "seed": args.seed, "learning": args.set, "seconds": round(time.perf_counter() - started, 1),
+                       "held_back_rows": len(held), "held_back_short_rows": len(held_short), "seed": args.seed, "learning": args.set,
+                       "seconds": round(time.perf_counter() - started, 1),
                        "command": "python eval/replay.py " + " ".join(sys.argv[1:] if argv is None else argv)}
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
@@ -363,7 +408,8 @@ def markdown(report: Mapping[str, Any]) -> str:
         "",
         f"{setup['tools']} tools; {setup['needs']} dev requests (needs) x {setup['visits']} visits = {setup['stream']} "
         f"searches in the stream ({setup['paraphrased_needs']} needs have a paraphrase); {setup['held_back_rows']} "
-        f"test rows held back (never streamed, nor their tools); seed {setup['seed']}; {setup['seconds']} s.",
+        f"test rows held back (never streamed, nor their tools), {setup.get('held_back_short_rows', 0)} of them searched "
+        f"again in a paraphrase's short style (their gold's paraphrase); seed {setup['seed']}; {setup['seconds']} s.",
         "Each visit: search_tools through an in-memory MCP client, then call_tool of the gold tool when listed, "
         "else of the first (which fails). Learning off and on take each request in turn.",
         "",
@@ -374,6 +420,8 @@ def markdown(report: Mapping[str, Any]) -> str:
         row("  paraphrase", off["paraphrase"], on["paraphrase"]),
         row("first visits", off["first"], on["first"]),
         row("held back", report["held_back"]["off"], report["held_back"]["on"]),
+        *([row("  held back, short style", report["held_back_short"]["off"], report["held_back_short"]["on"])]
+          if report.get("held_back_short", {}).get("off", {}).get("n") else []),
         "",
         "Revisits by quarter of the stream (top-1 off / on): "
         + ", ".join(f"{a['top1']:.3f} / {b['top1']:.3f}" for a, b in zip(off["over_time"], on["over_time"])),
@@ -381,6 +429,8 @@ def markdown(report: Mapping[str, Any]) -> str:
         "By half of the rows (SHA-256 of the row id; learning's settings were chosen on the fitting half), top-1 off / on: "
         + "; ".join(f"{half}: revisits {off['halves'][half]['revisit']['top1']:.3f} / {on['halves'][half]['revisit']['top1']:.3f}, "
                     f"held back {off['halves'][half]['held_back']['top1']:.3f} / {on['halves'][half]['held_back']['top1']:.3f}"
+                    + (f", short style {off['halves'][half]['held_back_short']['top1']:.3f} / {on['halves'][half]['held_back_short']['top1']:.3f}"
+                       if off['halves'][half]['held_back_short']['n'] else "")
                     for half in HALVES),
         "",
         f"Search round trip p50 / p95: off {off['search_ms']['p50']} / {off['search_ms']['p95']} ms, "
@@ -394,6 +444,17 @@ def markdown(report: Mapping[str, Any]) -> str:
             f"its first visit) has median {near['median']}; {100 * near['share_at_floor']:.1f}% of the {near['n']} reach "
             f"{near['floor']}, where a learned request starts to lift its tool. The paraphrases are short requests "
             "in a tool description's words; the learned requests are whole tasks.",
+            "",
+        ]
+    miss = {mode: report[mode].get("paraphrase_misses") for mode in ("off", "on")}
+    if all(m and m["missed"] for m in miss.values()):
+        lines += [
+            "What reordering the hand-off could still reach on the paraphrases missed at top-1 (learning off / on): "
+            + "; ".join(f"{label} {miss['off'][key]} / {miss['on'][key]}" for key, label in (
+                ("missed", "missed"), ("gold_handed_off", "gold handed off below another"),
+                ("first_gold_top1", "of which the need's first visit had the gold at top-1"),
+                ("first_passed_over_this_top1", "passed over this top-1 for the gold"),
+                ("first_other", "neither"))) + ".",
             "",
         ]
     return "\n".join(lines)
