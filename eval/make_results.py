@@ -88,6 +88,10 @@ PLANS = (
     # human-registry's requests in a 30-tool personal catalog (five of registry/'s servers): those for
     # a tool it lacks are no-tool rows (eval/queries/make_personal.py).
     Plan("human-personal", ablation=False, latency_samples=50, own=True),
+    # Answerable requests over two catalogs no earlier writer wrote for: MetaTool's 199 plugin tools
+    # and the 9,970 Smithery tools (how the method carries to catalogs it was not shaped on).
+    Plan("human-metatool", ablation=False, latency_samples=50, own=True),
+    Plan("human-smithery", ablation=False, latency_samples=50, own=True),
     # MCP-Zero's queries over its 2,792 tools plus 9,970 Smithery tools (12.8k): quality and latency
     # at the scale of a user with hundreds of servers. Some distractors copy an MCP-Zero server
     # (same tool names), so part of the drop is labels that miss an equivalent tool.

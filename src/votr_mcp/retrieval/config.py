@@ -36,7 +36,7 @@ class RetrievalConfig:
     route_language: bool = True
     # The learned query-vector correction (query_adapter.npz, fit on our human-style dev rows) of a
     # one-need request's vector; abstention reads the vector before it (query_adapter.py: held-out
-    # human-style top-1 .791 -> .820, .495 -> .593, .640 -> .704 on our three sets' dev rows).
+    # human-style top-1 .791 -> .818, .495 -> .571, .640 -> .706 on our first three sets' dev rows).
     query_adapter: bool = True
     bm25: bool = True
     sparse: bool = True
