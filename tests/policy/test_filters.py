@@ -23,7 +23,7 @@ def hub() -> Hub:
     return hub
 
 
-async def servers_of(hub: Hub, query: str = "show the git log of the repository and read a file", **filters: object) -> set[str]:
+async def servers_of(hub: Hub, query: str = "show the git log of the repository, then read a file", **filters: object) -> set[str]:
     answer = await hub.search(query, max_results=10, **filters)  # type: ignore[arg-type]
     return {t["server"] for t in answer.structured["tools"]}
 
