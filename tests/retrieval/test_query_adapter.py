@@ -16,6 +16,11 @@ def _adapter(scale: float, dim: int = 8, rank: int = 2, **kw) -> QueryAdapter:
     return QueryAdapter(u, v, MINILM_ID, **kw)
 
 
+def _flip() -> QueryAdapter:
+    """U·V = −2·I sends q to −q: every cosine of a MiniLM query vector changes sign."""
+    return QueryAdapter(np.eye(384, dtype=np.float32), -2 * np.eye(384, dtype=np.float32), MINILM_ID)
+
+
 def test_a_zero_correction_leaves_the_query_vector_as_it_is():
     q = RNG.normal(size=8).astype(np.float32)
     q /= np.linalg.norm(q)
@@ -68,8 +73,8 @@ def test_the_shipped_adapter_fits_the_default_models_vectors_and_carries_held_ou
 
 @pytest.mark.slow
 def test_the_pipeline_ranks_by_the_adapted_vector_only_when_the_stage_is_on(small_catalog, embedder):
-    # U·V = −2·I sends q to −q: the dense list turns upside down, so the top tool must change.
-    flip = QueryAdapter(np.eye(384, dtype=np.float32), -2 * np.eye(384, dtype=np.float32), MINILM_ID)
+    # The flip turns the dense list upside down, so the top tool must change.
+    flip = _flip()
     dense_only = RetrievalConfig(bm25=False, sparse=False, rerank=False, decompose=False, query_adapter=True)
     plain = Retriever.build(small_catalog, embedder=embedder, calibration=None, config=dense_only, adapter=None)
     flipped = plain.with_adapter(flip)
@@ -85,7 +90,7 @@ def test_the_pipeline_ranks_by_the_adapted_vector_only_when_the_stage_is_on(smal
 def test_abstention_reads_the_query_vector_before_the_adapter(small_catalog, embedder):
     # The flip turns every cosine's sign: read from the adapted vector, the best cosine over the
     # catalog would be what was the worst.
-    flip = QueryAdapter(np.eye(384, dtype=np.float32), -2 * np.eye(384, dtype=np.float32), MINILM_ID)
+    flip = _flip()
     dense_only = RetrievalConfig(bm25=False, sparse=False, rerank=False, decompose=False, query_adapter=True)
     plain = Retriever.build(small_catalog, embedder=embedder, calibration=None, config=dense_only, adapter=None)
     query = "show me the open pull requests of my repo"
@@ -97,7 +102,7 @@ def test_abstention_reads_the_query_vector_before_the_adapter(small_catalog, emb
 
 @pytest.mark.slow
 def test_a_tasks_needs_are_ranked_by_their_unadapted_vectors(small_catalog, embedder):
-    flip = QueryAdapter(np.eye(384, dtype=np.float32), -2 * np.eye(384, dtype=np.float32), MINILM_ID)
+    flip = _flip()
     config = RetrievalConfig(bm25=False, sparse=False, rerank=False, query_adapter=True)
     plain = Retriever.build(small_catalog, embedder=embedder, calibration=None, config=config, adapter=None)
     flipped = plain.with_adapter(flip)
