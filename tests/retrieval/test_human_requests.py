@@ -220,3 +220,13 @@ def test_a_swapped_tool_leaves_the_tool2vec_rows_a_rebuild_would_have(registry, 
     rebuilt = Retriever.build(swapped.catalog, embedder=joint, cache=registry.cache)
     assert swapped.dense_index.tools_t2v is swapped.dense_index.tools
     np.testing.assert_allclose(swapped.dense_index.tool2vec_matrix(), rebuilt.dense_index.tool2vec_matrix(), atol=1e-6)
+
+
+def test_two_requests_joined_by_a_bare_and_are_two_needs_when_their_tools_differ(registry):
+    task = registry.search("show the git log of the repository and read a file")
+    assert [n.text for n in task.needs] == ["show the git log of the repository", "read a file"]
+    assert task.needs[0].hits[0].call_name == "git__git_log"
+    assert any(h.call_name.startswith("filesystem__read") for h in task.needs[1].hits), [h.call_name for h in task.needs[1].hits]
+    # One tool named twice, or a second half no tool serves, stays one request.
+    for request in ("read report.txt and show me its contents", "list the files in my home folder and explain recursion to me"):
+        assert registry.search(request).needs == (), [n.text for n in registry.search(request).needs]

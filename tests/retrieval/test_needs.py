@@ -1,4 +1,4 @@
-from votr_mcp.retrieval.needs import split_needs
+from votr_mcp.retrieval.needs import and_halves, split_needs
 
 
 def test_split_needs_keeps_a_single_need_whole_and_splits_sequenced_ones():
@@ -64,3 +64,15 @@ def test_a_verb_and_the_page_or_file_it_acts_on_is_a_step_but_a_verb_and_an_addr
         "fetch https://example.org/a.csv", "import https://example.org/a.csv into a new workbook"]
     one = "Set up a new project with API key 'abc123', project title 'My Story', and email 'john@example.com'"
     assert split_needs(one) == [one]
+
+
+def test_a_bare_and_before_a_verb_offers_two_halves_and_never_splits_by_itself():
+    task = "make a branch feature/csv-export from develop and switch to it"
+    assert split_needs(task) == [task]  # a bare "and" is no connector: retrieval decides (pipeline.py)
+    assert and_halves(task) == ["make a branch feature/csv-export from develop", "switch to it"]
+    assert and_halves("list my files and delete the biggest one") == ["list my files", "delete the biggest one"]
+    assert and_halves("get the time in Tokyo and convert it to Paris time") == [
+        "get the time in Tokyo", "convert the time to Paris time"]  # "it" named as for any need
+    assert and_halves("download asset 12345 and type HDRI in 4K") is None  # no step after the "and"
+    assert and_halves("search for cats and dogs") is None
+    assert and_halves("find and delete duplicate photos") is None  # nothing before the "and" to act on

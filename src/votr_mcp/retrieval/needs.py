@@ -15,7 +15,7 @@ from votr_mcp.retrieval.intent import (
 )
 from votr_mcp.retrieval.values import first_reference, request_values
 
-__all__ = ["split_needs"]
+__all__ = ["and_halves", "split_needs"]
 
 
 # A whole task names its needs in sequence: "do X, then Y", "first X. Next, Y", "X and also Y".
@@ -120,6 +120,25 @@ def split_needs(query: str, max_needs: int = 5) -> list[str]:
     for i in range(1, len(needs)):
         needs[i] = _name_what_it_is(needs[i], needs[i - 1])
     return needs
+
+
+_AND = re.compile(r",?\s+and\s+", re.IGNORECASE)
+
+
+def and_halves(query: str) -> list[str] | None:
+    """The two requests a bare "and" may join ("make a branch feature/x from develop and move me onto
+    it"): the text before the first "and" whose next word starts a step, when that text names an
+    action in three words or more, and the text after it (its "it" named, as for any need); None when
+    no "and" does. A bare "and" joins objects and details as often as steps ("download asset 12345
+    and type HDRI in 4K"), so :func:`split_needs` never splits on it: whether the halves are two
+    needs is for retrieval to say (pipeline.py, ``Retriever._two_needs``)."""
+    for found in _AND.finditer(query):
+        before, after = query[: found.start()].strip(), query[found.end():].strip(" .!?")
+        words, then = request_words(before), request_words(after)
+        if (len(before.split()) >= _MIN_WORDS and any(_is_verb(w) for w in words) and len(after.split()) >= 2
+                and bool(then) and _leads_step(then[0])):
+            return [before, _name_what_it_is(after, before)]
+    return None
 
 
 _IT = re.compile(r"\b(?:it|them)\b", re.IGNORECASE)
