@@ -92,6 +92,8 @@ PLANS = (
     # and the 9,970 Smithery tools (how the method carries to catalogs it was not shaped on).
     Plan("human-metatool", ablation=False, latency_samples=50, own=True),
     Plan("human-smithery", ablation=False, latency_samples=50, own=True),
+    # Over ToolBench's 2,479 tools: no weight, threshold or adapter is fit on any of its rows.
+    Plan("human-toolbench", ablation=False, latency_samples=50, own=True),
     # MCP-Zero's queries over its 2,792 tools plus 9,970 Smithery tools (12.8k): quality and latency
     # at the scale of a user with hundreds of servers. Some distractors copy an MCP-Zero server
     # (same tool names), so part of the drop is labels that miss an equivalent tool.
