@@ -27,7 +27,7 @@ BENCH = ROOT.parent / "shared" / "bench"
 OWN = ROOT / "eval" / "queries"
 GATE_ROWS = 150
 # human-registry's dev split: its first 150 single-step rows and its 104 no-tool rows, measured as above:
-# top-1 0.873 (131/150), top-5 1.000 (150/150), abstention 0.500 (52/104); floors 4 and 3 rows lower.
+# top-1 0.873 (131/150), top-5 1.000 (150/150), abstention 0.442 (46/104); floors 4 and 3 rows lower.
 # (The query adapter was fit on these rows, among others: they guard against regressions, nothing more.)
 HUMAN_TOP1, HUMAN_TOP5 = 0.845, 0.975
 
@@ -40,10 +40,9 @@ class Gate(NamedTuple):
     own: bool = False  # one of our labelled sets under eval/queries/ (every single dev row, up to GATE_ROWS)
 
 
-# Measured 2026-11-27 with the query adapter on (a one-need request's vector corrected, fit on five
-# human-style sets; the rerank refit by its recipe, the calibration with chat read against
-# chat_requests.txt):
-#   MSC-Bench top-1 0.920 (138/150), top-5 0.987 (148/150), no-tool abstention 0.227 (5/22);
+# Measured 2026-11-26 with the query adapter on (a one-need request's vector corrected, fit on five
+# human-style sets; the rerank and calibration refit by their recipes):
+#   MSC-Bench top-1 0.920 (138/150), top-5 0.987 (148/150), no-tool abstention 0.273 (6/22);
 #   MCP-Zero top-1 0.827 (124/150), top-5 0.980 (147/150); human-registry: see its gate above.
 # Losing 4 rows of 150 fails a top-1 floor, 3 a top-5 floor. Abstention has only 22 rows and moves with every refit of
 # the calibration, so its floor only catches a collapse.

@@ -2,8 +2,6 @@
 languages, singular versus bulk, exact names, near-misses and chat (retrieval/evidence.py and
 null_model.py)."""
 
-from dataclasses import replace
-
 import numpy as np
 import pytest
 
@@ -11,7 +9,7 @@ from votr_mcp.catalog import Catalog, Tool, default_registry_path, load_catalog
 from votr_mcp.index.models import default_embedder
 from votr_mcp.retrieval import RetrievalConfig, Retriever
 from votr_mcp.retrieval.fusion import fuse
-from votr_mcp.retrieval.null_model import chat_requests, null_requests, null_threshold
+from votr_mcp.retrieval.null_model import null_requests, null_threshold
 
 pytestmark = pytest.mark.slow
 
@@ -96,16 +94,6 @@ def test_chat_reads_like_chat_in_any_language_and_a_tool_request_does_not(regist
     assert chat["unlike_chat"] < task["unlike_chat"]
 
 
-def test_chat_is_read_against_the_shipped_chat_requests_not_only_the_null_requests(registry):
-    # chat_requests.txt asks "what's the git command to squash my last three commits?"; no null request is near it.
-    text = "which git command squashes my last 3 commits into one?"
-    nulls = np.stack(list(registry.embed(list(null_requests())).values()))
-    against_nulls = 1.0 - float((nulls @ registry.embed([text])[text]).max())
-    assert registry.search(text).evidence["unlike_chat"] < against_nulls - 0.3
-    bank = chat_requests()
-    assert bank[:len(null_requests())] == null_requests() and len(set(bank)) == len(bank) > 1000
-
-
 def test_each_catalog_sets_its_own_abstention_threshold_from_the_null_requests(registry, joint):
     assert registry.calibration is not None and registry.calibration.null_quantile is not None
     scores = registry.null_scores()
@@ -124,11 +112,7 @@ def test_each_catalog_sets_its_own_abstention_threshold_from_the_null_requests(r
         assert retriever.abstain_threshold() == pytest.approx(max(null_bar, cal.abstain_floor or -np.inf))
         refused = np.mean(retriever.null_scores() < null_bar)
         assert refused == pytest.approx(cal.null_quantile, abs=1.5 / len(null_requests()))
-    # A floor above a small catalog's own bar is its bar (the shipped calibration has one only when
-    # its fit found that a floor refuses more: abstention_fit._fit_floor).
-    floor = own_bars[0] + 1.0
-    floored = Retriever.build(Catalog(tools), embedder=joint, calibration=replace(cal, abstain_floor=floor))
-    assert floored.abstain_threshold() == pytest.approx(floor)
+    assert cal.abstain_floor is not None and small.abstain_threshold() == pytest.approx(cal.abstain_floor)
 
 
 def test_null_threshold_is_the_quantile_and_no_scores_never_abstain():

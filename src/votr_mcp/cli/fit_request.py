@@ -25,8 +25,7 @@ def register(subparsers: Any) -> None:
                         f"requests per server and tool (repeatable; default: {_DEFAULT_DIR}/tool.txt and "
                         "scripts/registry_examples.json)")
     parser.add_argument("--chat", type=Path, action="append",
-                        help="requests no tool serves, one per line (repeatable; default: the chat requests shipped "
-                        "with the package, src/votr_mcp/retrieval/chat_requests.txt, which abstention also reads)")
+                        help=f"requests no tool serves, one per line (repeatable; default: {_DEFAULT_DIR}/chat.txt)")
     parser.add_argument("--l2", type=float, action="append",
                         help="L2 penalty; given several times, 5-fold cross-validation picks the best by AUC (default 1, 3, 10)")
     parser.add_argument("--out", type=Path, help="where to write (default: the tool_request.npz shipped with the package)")
@@ -37,11 +36,10 @@ def run(args: argparse.Namespace) -> int:
     from votr_mcp.errors import CatalogError
     from votr_mcp.evaluation.request_model_fit import cross_validate, fit_request_model, read_requests
     from votr_mcp.index.use import USEEmbedder
-    from votr_mcp.retrieval.null_model import CHAT_REQUESTS
     from votr_mcp.retrieval.tool_request import SHIPPED_REQUEST_MODEL
 
     tool_files = args.tool or [_DEFAULT_DIR / "tool.txt", Path("scripts/registry_examples.json")]
-    chat_files = args.chat or [CHAT_REQUESTS]
+    chat_files = args.chat or [_DEFAULT_DIR / "chat.txt"]
     penalties = args.l2 or [1.0, 3.0, 10.0]
     if any(not (p > 0) for p in penalties):
         raise CatalogError(f"--l2 must be positive; got {penalties}")
@@ -54,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"l2={l2:g}: balanced accuracy {s['balanced_accuracy']:.3f}, AUC {s['auc']:.3f}, "
               f"chat below the tool requests' 3rd percentile {s['chat_below_tool_p3']:.3f}")
     best = max(scores, key=lambda l2: scores[l2]["auc"])
-    names = ", ".join("retrieval/chat_requests.txt" if f == CHAT_REQUESTS else str(f) for f in [*tool_files, *chat_files])
+    names = ", ".join(str(f) for f in [*tool_files, *chat_files])
     source = (f"votr-mcp fit-request on {names} ({len(tool)} tool / {len(chat)} chat requests), l2={best:g} "
               f"by 5-fold AUC {scores[best]['auc']:.3f}, {datetime.date.today().isoformat()}")
     model = fit_request_model(embedder, tool, chat, l2=best, source=source)

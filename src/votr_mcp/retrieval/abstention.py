@@ -10,19 +10,16 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import NDArray
 
-from votr_mcp.retrieval.null_model import chat_requests, chat_similarity, null_requests
+from votr_mcp.retrieval.null_model import chat_similarity, null_requests
 from votr_mcp.retrieval.ranking import TextRanker
 from votr_mcp.retrieval.tool_request import NEUTRAL, request_log_odds
 
 if TYPE_CHECKING:
-    from votr_mcp.index.dense import Embedder, EmbeddingCache
+    from votr_mcp.index.dense import EmbeddingCache
     from votr_mcp.retrieval.calibration import Calibration
     from votr_mcp.retrieval.tool_request import RequestModel
 
 __all__ = ["NullRequests"]
-
-_BANKS: dict[str, NDArray[np.float32]] = {}
-"""The chat requests' vectors by embedding model id: the same for every retriever of that model."""
 
 
 class NullRequests(TextRanker):
@@ -30,7 +27,6 @@ class NullRequests(TextRanker):
 
     calibration: Calibration | None
     request_model: RequestModel | None
-    embedder: Embedder | None
     cache: EmbeddingCache
     _null: NDArray[np.float64] | None
     _bank: NDArray[np.float32] | None
@@ -50,25 +46,20 @@ class NullRequests(TextRanker):
         return [self._rank(t, vectors.get(t), None, (), sparse=sparse, scored=scored.get(t)).evidence for t in texts]
 
     def _chat_similarity(self, text: str, vec: NDArray[np.float32] | None) -> float:
-        """The best cosine of a request with the chat requests (:func:`chat_similarity`)."""
+        """The best cosine of a request with the null requests (:func:`chat_similarity`)."""
         if vec is None:
             return 0.0
         bank = self._chat_bank()
         return 0.0 if bank is None else chat_similarity(bank, text, vec)
 
     def _chat_bank(self) -> NDArray[np.float32] | None:
-        """The chat requests' vectors (:func:`chat_requests`), embedded once per embedding model in the
-        process (about 4 s for 1,180 texts, then shared by every retriever; None when dense is not ready)."""
+        """The null requests' vectors, embedded once per retriever (None when dense is not ready)."""
         if self._bank is None:
-            model = self.embedder.model_id if self.embedder is not None else None
-            bank = _BANKS.get(model) if model is not None else None
-            if bank is None:
-                texts = list(chat_requests())
-                vectors = self.embed(texts, self.cache)
-                if len(vectors) != len(texts):
-                    return None
-                bank = _BANKS.setdefault(str(model), np.stack([vectors[t] for t in texts]))
-            self._bank = bank
+            texts = list(null_requests())
+            vectors = self.embed(texts, self.cache)
+            if len(vectors) != len(texts):
+                return None
+            self._bank = np.stack([vectors[t] for t in texts])
         return self._bank
 
     def _tool_request(self, vec: NDArray[np.float32] | None) -> float:

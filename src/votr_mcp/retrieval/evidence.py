@@ -23,9 +23,8 @@ channels, each feature oriented so that more means "a tool fits":
   the first five tools that do it says what the request acts on ("delete the file old.log" where
   only spreadsheet tools delete, and they delete sheets and notes), else 1. Reading is checked by
   its action only: a search tool says "products", not every product one looks for;
-- ``unlike_chat``: one minus the request's best cosine with the shipped chat requests (the null
-  requests and chat_requests.txt, null_model.chat_requests): everyday chat reads like chat in any
-  catalog and any of USE's languages;
+- ``unlike_chat``: one minus the request's best cosine with the shipped requests no tool serves
+  (null_requests.txt): everyday chat reads like chat in any catalog and any of USE's languages;
 - ``tool_request``: the log-odds that the request asks to act at all rather than to talk
   (tool_request.py), read from the request alone; 0 when no model reads it;
 - ``server_supported``: 0 when the request leads with a verb and names servers of the catalog

@@ -21,36 +21,16 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["CHAT_REQUESTS", "NULL_REQUESTS", "chat_requests", "chat_similarity", "null_requests", "null_threshold"]
+__all__ = ["NULL_REQUESTS", "chat_similarity", "null_requests", "null_threshold"]
 
 NULL_REQUESTS = Path(__file__).with_name("null_requests.txt")
-CHAT_REQUESTS = Path(__file__).with_name("chat_requests.txt")
-
-
-def _lines(path: Path) -> tuple[str, ...]:
-    lines = path.read_text(encoding="utf-8").splitlines()
-    return tuple(line.strip() for line in lines if line.strip() and not line.startswith("#"))
 
 
 @cache
 def null_requests() -> tuple[str, ...]:
     """The shipped requests no tool serves (comment lines and blanks skipped)."""
-    return _lines(NULL_REQUESTS)
-
-
-@cache
-def chat_requests() -> tuple[str, ...]:
-    """What chat reads like: the null requests, then the ~1,060 everyday requests of
-    ``chat_requests.txt`` (the request classifier's chat side), each once.
-
-    The null requests alone set the bar (about 120 rankings per catalog); a request's likeness to
-    chat is one matrix product, and it reads better against ten times as many. With the request
-    classifier refit on the same lines plus its third batch (2026-11-27), the calibration fit on one
-    half of the human-style dev rows and read on the other (three random halvings, each way round;
-    six sets pooled), against the null requests alone: chat refused .694 -> .713, near-misses
-    .233 -> .252, tools not installed .155 -> .228, false abstention .026 -> .027; on human-toolbench,
-    fit on nothing, false abstention .042 -> .035."""
-    return tuple(dict.fromkeys([*null_requests(), *_lines(CHAT_REQUESTS)]))
+    lines = NULL_REQUESTS.read_text(encoding="utf-8").splitlines()
+    return tuple(line.strip() for line in lines if line.strip() and not line.startswith("#"))
 
 
 def null_threshold(scores: NDArray[np.floating], quantile: float) -> float:
@@ -62,13 +42,12 @@ def null_threshold(scores: NDArray[np.floating], quantile: float) -> float:
 
 @cache
 def _position() -> dict[str, int]:
-    return {text: i for i, text in enumerate(chat_requests())}
+    return {text: i for i, text in enumerate(null_requests())}
 
 
 def chat_similarity(bank: NDArray[np.float32], text: str, vec: NDArray[np.float32]) -> float:
-    """The best cosine of a request's vector with the chat requests' (rows of ``bank``, in the order of
-    :func:`chat_requests`); a request of the bank itself is left out, so the null requests' scores
-    (and those of any chat line searched) are not flattered by a self-match."""
+    """The best cosine of a request's vector with the null requests' (rows of ``bank``, in file
+    order); a null request itself is left out, so the null scores are not flattered by a self-match."""
     sims = bank @ vec
     own = _position().get(text)
     if own is not None:

@@ -12,9 +12,8 @@ same scale, so a request the model is sure is chat counts as much as that certai
 probability (0.04 against 0.2) would hardly move the score.
 
 The weights ship in ``tool_request.npz``, fit by ``votr-mcp fit-request`` on hand-written requests
-that are in no evaluation set (eval/queries/request_classifier/tool.txt against the package's
-chat_requests.txt), so the dev rows the calibration fits on, and the test rows, are never in its
-training data.
+that are in no evaluation set (eval/queries/request_classifier/), so the dev rows the calibration
+fits on, and the test rows, are never in its training data.
 """
 
 from __future__ import annotations
