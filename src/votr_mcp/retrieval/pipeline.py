@@ -16,10 +16,13 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Collection, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 from numpy.typing import NDArray
+
+if TYPE_CHECKING:
+    import scipy.sparse as sp
 
 from votr_mcp.catalog.models import Catalog, Tool, ToolKey
 from votr_mcp.catalog.naming import call_names
@@ -244,8 +247,16 @@ class Retriever(NullRequests):
 
     def texts_for(self, query: str, server_intent: str | None = None, tool_intent: str | None = None) -> list[str]:
         """Every text :meth:`search` embeds for this query, so a caller can embed many queries at once:
-        the query, or its needs when it names several (the whole query's vector is then their mean)."""
-        return _texts(query, self.needs_of(query), server_intent, tool_intent)
+        the query, or its needs when it names several (the whole query's vector is then their mean),
+        and the halves a bare "and" may split it into."""
+        needs = self.needs_of(query)
+        return _texts(query, needs, server_intent, tool_intent) + self._halves(query, needs)
+
+    def _halves(self, query: str, needs: Sequence[str]) -> list[str]:
+        """The two halves of a one-need request that a bare "and" may split (needs.and_halves), else none."""
+        if len(needs) > 1 or not self.config.decompose or not self.config.dense or self._dense is None:
+            return []
+        return and_halves(query) or []
 
     def embed(self, texts: Sequence[str], cache: EmbeddingCache | None = None) -> dict[str, NDArray[np.float32]]:
         """Query vectors keyed by text, in one encode call (empty when dense is not ready). The model
@@ -279,10 +290,11 @@ class Retriever(NullRequests):
         cfg = self.config
         use_dense = cfg.dense and self._dense is not None
         needs = self.needs_of(query)
-        texts = _texts(query, needs, server_intent, tool_intent)
+        halves = self._halves(query, needs)  # embedded and encoded with the query, ranked if it has a tool
+        texts = _texts(query, needs, server_intent, tool_intent) + halves
         # The learned sparse vectors of the texts ranked are encoded on another thread while the
         # dense models run here (numpy releases the GIL in its matrix products).
-        pending = _SPARSE_POOL.submit(self._sparse_queries, list(dict.fromkeys([query, *needs]))) if use_dense else None
+        pending = _SPARSE_POOL.submit(self._sparse_queries, list(dict.fromkeys([query, *needs, *halves]))) if use_dense else None
         vectors = self._vectors(query, needs, texts, query_vectors, use_dense)
         allowed = allowed_mask(exclude, self.catalog)
         hint = hint_scores(server_intent, tool_intent, vectors if use_dense else {}, self._lexical, self._dense,
@@ -298,11 +310,10 @@ class Retriever(NullRequests):
         handoff = HandOff(self.catalog, self.call_names, cfg, self.calibration, self._dense, use_dense,
                           self.abstain_threshold() if use_dense else None)
         if len(needs) == 1:
-            halves = and_halves(query) if cfg.decompose and use_dense and len(whole.order) else None
-            split = self._two_needs(halves, handoff, allowed, hint) if halves else None
+            split = self._two_needs(halves, vectors, sparse, handoff, allowed, hint) if halves and len(whole.order) else None
             if split is None:
                 return handoff.single(query, whole, max_results)
-            needs, rankings = split
+            needs, rankings = halves, split
         else:
             rankings = [self._rank(n, vectors.get(n) if use_dense else None, allowed, hint, cfg.rerank_needs, sparse,
                                    scored.get(n)) for n in needs]
@@ -310,25 +321,24 @@ class Retriever(NullRequests):
         merged = merge_task(whole, rankings, self._server_of, len(self._server_row), cfg)
         return handoff.multi(query, needs, whole, rankings, merged, max_results)
 
-    def _two_needs(self, halves: list[str], handoff: HandOff, allowed: NDArray[np.bool_] | None,
-                   hint: Sequence[NDArray[np.float64]]) -> tuple[list[str], list[Ranking]] | None:
-        """The two halves of a request joined by a bare "and" (needs.and_halves) and their rankings,
-        when they are two needs: neither abstains and their first tools differ. Else None, one need:
+    def _two_needs(self, halves: list[str], vectors: Mapping[str, NDArray[np.float32]],
+                   sparse: Mapping[str, sp.csr_matrix] | None, handoff: HandOff, allowed: NDArray[np.bool_] | None,
+                   hint: Sequence[NDArray[np.float64]]) -> list[Ranking] | None:
+        """The rankings of the two halves of a request joined by a bare "and" (needs.and_halves) when
+        they are two needs: neither abstains and their first tools differ. Else None, one need:
         "read report.txt and show me its contents" names one tool twice, and in "list my files and
         explain recursion to me" no tool serves the second half. On the human-style dev rows this
         lifted chain success (human-registry .800 -> .850, human-mcpzero .714 -> .857, the personal
         catalog .750 -> .875, MSC-Bench .775 -> .782) and moved no top-1 or abstention figure."""
-        vectors = self.embed(halves)
-        if len(vectors) != len(halves):
+        if any(h not in vectors for h in halves):
             return None
         scored = self._dense_scores([(h, vectors[h]) for h in halves], adapt=False)  # (as any need: unadapted)
-        sparse = self._sparse_queries(list(halves))
         rankings = [self._rank(h, vectors[h], allowed, hint, self.config.rerank_needs, sparse, scored.get(h))
                     for h in halves]
         firsts = [int(r.order[0]) if len(r.order) else -1 for r in rankings]
         if -1 in firsts or firsts[0] == firsts[1] or any(handoff.decide(r, None)[0] == 0 for r in rankings):
             return None
-        return halves, rankings
+        return rankings
 
     def _vectors(self, query: str, needs: Sequence[str], texts: Sequence[str],
                  given: Mapping[str, NDArray[np.float32]] | None, use_dense: bool) -> dict[str, NDArray[np.float32]]:
