@@ -153,7 +153,7 @@ def test_an_ablation_on_a_capped_subset_measures_its_own_full_row(factory: Pipel
     assert capped["ablation"][FULL]["searches"] == capped["ablation_counts"]["searches"]
     assert capped["overall"]["searches"] == capped["counts"]["searches"]
     # No tool here has example queries and no calibration is loaded: those stages cannot act.
-    assert set(capped["not_ablated"]) == {"tool2vec", "adaptive_k"} and "- tool2vec" not in capped["ablation"]
+    assert set(capped["not_ablated"]) == {"tool2vec", "adaptive_k", "action_gate"} and "- tool2vec" not in capped["ablation"]
 
 
 def test_eval_reads_a_folder_of_captured_tools_lists_when_queries_are_given(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

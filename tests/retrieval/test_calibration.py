@@ -10,6 +10,7 @@ from votr_mcp.retrieval.calibration import (
     abstain_features,
     abstain_reason,
     abstain_score,
+    action_unsupported,
     bounded_rank,
     choose_k,
     confidences,
@@ -328,3 +329,42 @@ def test_the_bar_is_the_null_quantile_or_the_fixed_threshold_and_at_least_the_fl
     assert Calibration(null_quantile=0.5, abstain_floor=1.0).bar(scores) == pytest.approx(2.0)
     assert Calibration(abstain_threshold=0.7, abstain_floor=0.2).bar() == pytest.approx(0.7)
     assert Calibration(null_quantile=0.5, abstain_threshold=0.7).bar() == pytest.approx(0.7)  # no null scores
+
+
+def test_the_action_gate_refuses_what_no_ranked_tool_does_when_it_clears_the_bar_narrowly():
+    cal = Calibration(action_gate=1.0)
+    unsupported = {"action_supported": 0.0, "object_supported": 1.0, "action_fit": 1.0}
+    elsewhere = {"action_supported": 1.0, "object_supported": 0.0, "action_fit": 0.0}  # the tools that do it act on other things
+    done = {"action_supported": 1.0, "object_supported": 0.0, "action_fit": 1.0}  # and the first tool's action is the one asked
+    assert action_unsupported(unsupported) and action_unsupported(elsewhere) and not action_unsupported(done)
+    assert cal.action_gated(unsupported, margin=0.4) and cal.action_gated(elsewhere, margin=0.99)
+    assert not cal.action_gated(unsupported, margin=1.5)  # it fits well enough for the sum of the evidence to decide
+    assert not cal.action_gated(done, margin=0.1)
+    assert not Calibration().action_gated(unsupported, margin=0.1)  # a file without a gate (older ones)
+    assert not cal.action_gated({}, margin=0.1)  # nothing read: no sign against the tools
+    text = abstain_reason(3.1, 2.7, {"action_supported": 0.0}, ["filesystem__move_file"])
+    assert text.startswith("no tool here does what it asks: the nearest ones do other actions (score 3.10, only just over the bar 2.70")
+
+
+def test_the_action_gate_round_trips_through_json(tmp_path):
+    cal = Calibration(action_gate=0.75, gate_false_abstain=0.01)
+    cal.save(tmp_path / "c.json")
+    assert Calibration.load(tmp_path / "c.json") == cal
+
+
+def test_the_action_gate_is_fit_to_refuse_the_most_no_tool_rows_within_each_sets_budget():
+    from votr_mcp.retrieval.calibration_fit import _fit_action_gate
+
+    # Set "a": 400 answerable rows, two of them unsupported at margins 0.6 and 1.8; 30 no-tool rows
+    # the bar let through, unsupported at margins 0.3, 1.7 and 2.2 (10 each). Set "b": 99 answerable
+    # rows (too few to lose one at 1%), one of them unsupported at margin 2.4.
+    margins = np.r_[np.full(398, 3.0), 0.6, 1.8, np.full(10, 0.3), np.full(10, 1.7), np.full(10, 2.2), np.full(98, 3.0), 2.4]
+    unsupported = np.r_[np.zeros(398, bool), True, True, np.ones(30, bool), np.zeros(98, bool), True]
+    answerable = np.r_[np.ones(400, bool), np.zeros(30, bool), np.ones(99, bool)]
+    sets = ["a"] * 430 + ["b"] * 99
+    # a may lose 4 rows, b none: 2.0 refuses a's two and 20 no-tool rows; 2.5 would refuse b's one too.
+    assert _fit_action_gate(margins, unsupported, answerable, sets, sets, budget=0.01) == 2.0
+    # a may lose one: 0.5 refuses the 10 rows at 0.3 and nothing answerable; 2.0 would refuse a's two.
+    assert _fit_action_gate(margins, unsupported, answerable, sets, sets, budget=0.003) == 0.5
+    assert _fit_action_gate(margins, unsupported, answerable, sets, sets, budget=0.0) is None
+    assert _fit_action_gate(margins, np.zeros(len(margins), bool), answerable, sets, sets, budget=0.01) is None

@@ -62,6 +62,8 @@ def inert_stages(retriever: Retriever) -> dict[str, str]:
         inert["query_adapter"] = "no query adapter shipped"
     if retriever.calibration is None:
         inert["adaptive_k"] = "no calibration: k is fixed either way"
+    if retriever.calibration is None or retriever.calibration.action_gate is None:
+        inert["action_gate"] = "the calibration has no action gate"
     if retriever.dense_models < 2:
         inert["multilingual"] = "the dense vectors are one model's"
     if not retriever.learned_sparse_ready:

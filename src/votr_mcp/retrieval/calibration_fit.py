@@ -1,8 +1,8 @@
 """Fitting the calibration (:mod:`votr_mcp.retrieval.calibration`, whose docstring gives the method):
 adaptive k by cross-fitted split-conformal prediction, the abstention model with its per-catalog
 null quantile and floor (:mod:`votr_mcp.retrieval.abstention_fit`), and the tier margins
-(:mod:`votr_mcp.retrieval.tiers`). Pure functions of search results and gold tools: ``votr-mcp
-calibrate`` (evaluation/calibration.py) runs the searches."""
+(:mod:`votr_mcp.retrieval.tiers`), and the action gate. Pure functions of search results and gold
+tools: ``votr-mcp calibrate`` (evaluation/calibration.py) runs the searches."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import math
 from collections.abc import Collection, Mapping, Sequence
 
 import numpy as np
+from numpy.typing import NDArray
 
 from votr_mcp.catalog.models import ToolKey
 from votr_mcp.errors import RetrievalError
@@ -20,6 +21,7 @@ from votr_mcp.retrieval.calibration import (
     Scored,
     abstain_features,
     abstain_score,
+    action_unsupported,
     catalog_bar,
     check_levels,
     choose_k,
@@ -28,7 +30,14 @@ from votr_mcp.retrieval.calibration import (
 )
 from votr_mcp.retrieval.tiers import HIGH_CONFIDENCE, fit_tier_margins
 
-__all__ = ["fit"]
+__all__ = ["GATE_FALSE_ABSTAIN", "fit"]
+
+GATE_FALSE_ABSTAIN = 0.01
+"""What the action gate may add to false abstention: at most this share of each fitted set's answerable
+dev rows (the sets bounded together counted as one, as for the bar). The bar spends up to 3% with 90%
+confidence and measures about 2% on held-out human-style rows; 1% more keeps the two near the 3% target."""
+GATE_MARGINS = (0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 2.5, 3.0, 4.0)
+"""Margins over the bar the action gate is tried at (in the abstention score's units; the tiers start at 4.5)."""
 
 _TEMPERATURES = (0.05, 0.08, 0.12, 0.2, 0.3)
 _MIXES = (0.0, 0.25, 0.5, 0.75, 1.0)
@@ -66,6 +75,7 @@ def fit(
     null_evidence: Mapping[str, Sequence[Mapping[str, float]]] | None = None,
     bounded_with: Mapping[str, str] | None = None,
     cells: Sequence[str] | None = None,
+    gate_false_abstain: float = GATE_FALSE_ABSTAIN,
 ) -> Calibration:
     """Fit adaptive-k and abstention thresholds on calibration rows.
 
@@ -81,8 +91,9 @@ def fit(
     the group whose false abstention is bounded together (sets of one style, each too small to bound
     alone: our three human-style sets); a set not in it is its own group. ``cells`` (one label per
     row, default its set) groups the no-tool rows whose refused share the abstention weights are
-    tuned to raise, each cell counting the same (a set's chat and its near-misses apart). Pure:
-    reads nothing else, returns a new Calibration.
+    tuned to raise, each cell counting the same (a set's chat and its near-misses apart).
+    ``gate_false_abstain``: what the action gate may add to false abstention (:func:`_fit_action_gate`;
+    0: no gate). Pure: reads nothing else, returns a new Calibration.
     """
     if len(results) != len(golds):
         raise RetrievalError(f"fit got {len(results)} results but {len(golds)} gold sets; pass one gold set per result")
@@ -122,8 +133,16 @@ def fit(
     abstention = fit_abstention(results, golds, groups, null_evidence, cells, false_abstain, abstain_confidence,
                                 bounded_with or {})
     weights, null_quantile, floor, abstain_threshold = abstention
-    tier_margins = _fit_tiers(results, golds, groups, null_evidence, weights, null_quantile, abstain_threshold,
-                              temperature, mix, floor)
+    names = list(groups) if groups is not None else [""] * len(results)
+    bars = _bars(names, null_evidence, weights, null_quantile, abstain_threshold, floor)
+    margins = np.array([abstain_score(abstain_features(r.evidence), weights) - bars[n] if len(r.ranked_keys) else -np.inf
+                        for r, n in zip(results, names)])
+    unsupported = np.array([action_unsupported(r.evidence) for r in results], dtype=bool)
+    gate = _fit_action_gate(margins, unsupported, np.array([bool(g) for g in golds], dtype=bool),
+                            [(bounded_with or {}).get(n, n) for n in names], list(cells) if cells is not None else names,
+                            gate_false_abstain)
+    gated = unsupported & (margins >= 0) & (margins < gate) if gate is not None else np.zeros(len(results), dtype=bool)
+    tier_margins = _fit_tiers(results, golds, names, margins, gated, temperature, mix)
     return Calibration(
         coverage=coverage,
         temperature=temperature,
@@ -140,31 +159,68 @@ def fit(
         model_id=model_id,
         source=source,
         tier_margins=tier_margins,
+        action_gate=gate,
+        gate_false_abstain=gate_false_abstain,
     )
 
 
-def _fit_tiers(results: Sequence[Scored], golds: Sequence[Collection[ToolKey]], groups: Sequence[str] | None,
-               null_evidence: Mapping[str, Sequence[Mapping[str, float]]] | None, weights: dict[str, float],
-               null_quantile: float | None, abstain_threshold: float, temperature: float,
-               mix: float, floor: float | None = None) -> tuple[float, float]:
-    """The tier margins (tiers.py) on every row a search answers: its margin over its set's threshold."""
-    names = list(groups) if groups is not None else [""] * len(results)
-    thresholds: dict[str, float] = {}
+def _bars(names: Sequence[str], null_evidence: Mapping[str, Sequence[Mapping[str, float]]] | None,
+          weights: dict[str, float], null_quantile: float | None, abstain_threshold: float,
+          floor: float | None) -> dict[str, float]:
+    """Each set's abstention bar: the null quantile of its null requests' scores, or the fixed threshold."""
+    bars: dict[str, float] = {}
     for name in set(names):
         evidence = (null_evidence or {}).get(name)
         nulls = np.array([abstain_score(abstain_features(e), weights) for e in evidence]) if evidence else None
-        thresholds[name] = catalog_bar(nulls, null_quantile, abstain_threshold, floor)
-    margins, correct, confident, sets = [], [], [], []
-    for r, g, n in zip(results, golds, names):
-        if not len(r.ranked_keys):
-            continue
-        margin = abstain_score(abstain_features(r.evidence), weights) - thresholds[n]
-        if margin < 0:
+        bars[name] = catalog_bar(nulls, null_quantile, abstain_threshold, floor)
+    return bars
+
+
+def _fit_action_gate(margins: NDArray[np.float64], unsupported: NDArray[np.bool_], answerable: NDArray[np.bool_],
+                     bounded: Sequence[str], cells: Sequence[str], budget: float) -> float | None:
+    """The action gate: the margin of :data:`GATE_MARGINS` under which refusing the requests no ranked
+    tool does (``unsupported``) refuses the most no-tool rows the bar lets through (each cell counting
+    the same, as the weights' tuning counts them) while refusing at most ⌊budget · n⌋ of the n
+    answerable rows of each bounded set; None when no margin refuses any no-tool row so.
+    ``margins``: each row's score over its set's bar (-inf: nothing ranked); ``bounded``: each row's
+    bounded set (fit's ``bounded_with``, else its own set).
+
+    Why a gate and not one more weight: the logistic score adds the evidence up, so a request the
+    tools match well in words outweighs the sign that none of them does its action ("squash my last
+    4 commits" among git tools that commit, log and reset). Where the score clears the bar only
+    narrowly that sign should decide, which a sum cannot say."""
+    answered = margins >= 0
+    no_tool = ~answerable
+    if budget <= 0 or not (answered & no_tool & unsupported).any():
+        return None
+    groups = np.array(bounded, dtype=str)
+    cell = np.array(cells, dtype=str)
+    allowed = {g: math.floor(budget * int((answerable & (groups == g)).sum())) for g in np.unique(groups[answerable])}
+    sizes = {c: int((no_tool & (cell == c)).sum()) for c in np.unique(cell[no_tool])}
+    best: tuple[float, float] | None = None  # (refused share over cells, margin)
+    for margin in GATE_MARGINS:
+        gated = unsupported & answered & (margins < margin)
+        if any(int((gated & answerable & (groups == g)).sum()) > n for g, n in allowed.items()):
+            break  # a wider margin refuses these rows too
+        value = float(np.mean([(gated & no_tool & (cell == c)).sum() / n for c, n in sizes.items()]))
+        if value > 0 and (best is None or value > best[0] + 1e-12):
+            best = (value, margin)
+    return None if best is None else best[1]
+
+
+def _fit_tiers(results: Sequence[Scored], golds: Sequence[Collection[ToolKey]], names: Sequence[str],
+               margins: NDArray[np.float64], gated: NDArray[np.bool_], temperature: float,
+               mix: float) -> tuple[float, float]:
+    """The tier margins (tiers.py) on every row a search answers (not refused by the bar nor the
+    action gate): its margin over its set's bar."""
+    kept, correct, confident, sets = [], [], [], []
+    for r, g, n, margin, refused in zip(results, golds, names, margins, gated):
+        if margin < 0 or refused:
             continue  # abstained: no tier
-        margins.append(margin)
+        kept.append(float(margin))
         correct.append(bool(g) and r.ranked_keys[0] in set(g))
         confident.append(float(confidences(r.cosines, r.relative, temperature, mix)[0]) >= HIGH_CONFIDENCE)
         sets.append(n)
-    if not margins:
+    if not kept:
         return 8.0, 0.0  # nothing answered: no search is ever high
-    return fit_tier_margins(np.array(margins), np.array(correct), sets, np.array(confident))
+    return fit_tier_margins(np.array(kept), np.array(correct), sets, np.array(confident))

@@ -13,7 +13,7 @@ from votr_mcp.settings import Count, NonNegative, Weight, describe
 __all__ = ["RetrievalConfig", "STAGES", "naive_hybrid"]
 
 STAGES = ("dense", "multilingual", "route_language", "query_adapter", "bm25", "sparse", "splade", "tool2vec", "rerank", "dice",
-          "intent", "exact_names", "decompose", "adaptive_k")
+          "intent", "exact_names", "decompose", "adaptive_k", "action_gate")
 """Stage names accepted by :meth:`RetrievalConfig.without`, in pipeline order."""
 
 
@@ -55,6 +55,7 @@ class RetrievalConfig:
     exact_names: bool = True  # a tool named as an identifier in the request ("git_log") comes first
     decompose: bool = True
     adaptive_k: bool = True
+    action_gate: bool = True  # the calibration's action gate: refuse what no ranked tool does, unless it fits strongly
 
     # Fusion over lists cut at `depth`: "gap" sums w · rescaled score; "rrf" sums w / (rrf_k + rank).
     w_dense: Weight = 1.0
@@ -139,5 +140,5 @@ class RetrievalConfig:
 def naive_hybrid() -> RetrievalConfig:
     """The naive hybrid every evaluation measures against: BM25 + TF-IDF + flat MiniLM fused by RRF, nothing after."""
     return RetrievalConfig(multilingual=False, splade=False, exact_names=False, tool2vec=False, rerank=False, dice=False, intent=False,
-                           decompose=False, adaptive_k=False, query_adapter=False, fusion="rrf",
+                           decompose=False, adaptive_k=False, action_gate=False, query_adapter=False, fusion="rrf",
                            rrf_k=60, depth=50, w_sparse=0.35, lexical_trust=0.0)

@@ -89,7 +89,7 @@ class HandOff:
             return min(k, max_results or k, len(ranking.order)), None, why
         score = cal.abstain_score(ranking.evidence)
         threshold = cal.abstain_threshold if self.threshold is None else self.threshold
-        if score < threshold:
+        if score < threshold or (cfg.action_gate and cal.action_gated(ranking.evidence, score - threshold)):
             return 0, p, abstain_reason(score, threshold, abstain_features(ranking.evidence),
                                         [self.call_names[self.catalog[int(i)].key] for i in ranking.order[:3]])
         k = choose_k(p, cal.set_threshold) if cfg.adaptive_k else cfg.default_k
