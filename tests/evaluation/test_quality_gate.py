@@ -27,7 +27,8 @@ BENCH = ROOT.parent / "shared" / "bench"
 OWN = ROOT / "eval" / "queries"
 GATE_ROWS = 150
 # human-registry's dev split: its first 150 single-step rows and its 104 no-tool rows, measured as above:
-# top-1 0.873 (131/150), top-5 1.000 (150/150), abstention 0.442 (46/104); floors 4 and 3 rows lower.
+# top-1 0.873 (131/150), top-5 1.000 (150/150), abstention 0.481 (50/104) with the action gate of 2026-11-27
+# (0.442 before it); floors 4 and 3 rows lower.
 # (The query adapter was fit on these rows, among others: they guard against regressions, nothing more.)
 HUMAN_TOP1, HUMAN_TOP5 = 0.845, 0.975
 
