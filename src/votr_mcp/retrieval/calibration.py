@@ -38,10 +38,10 @@ One refusal the score cannot express is made apart from it: a request none of wh
 does what it asks (:func:`action_unsupported`) and whose score clears the bar by less than
 ``action_gate`` is refused too (the action gate, fit by calibration_fit._fit_action_gate to refuse
 the most no-tool dev rows while adding at most ``gate_false_abstain`` of each set's answerable rows
-to false abstention). Fit on dev with a 1% budget and read on the test rows of 2026-11-27 (margin
+to false abstention). Fit on dev with a 1% budget and read on the test rows of eval/RESULTS.md (margin
 1.0): near-misses refused .220 -> .268 on human-registry, .318 -> .364 on human-mcpzero, .286 ->
 .314 on human-mscbench and .305 -> .439 in the 30-tool personal catalog, chat .667 -> .731 and
-.680 -> .720, for false abstention +.004, +.003, +.000 and +.014 there (MetaTool +.005, MSC-Bench
+.680 -> .720, for false abstention +.004, +.003, +.000 and +.014 there (MetaTool +.004, MSC-Bench
 +.004).
 
 ``temperature`` and ``mix`` are chosen by two-fold cross-fitting: q̂ from one half of the
