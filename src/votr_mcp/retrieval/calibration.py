@@ -312,12 +312,13 @@ def abstain_score(features: dict[str, float], weights: dict[str, float]) -> floa
     return weights.get(_BIAS, 0.0) + sum(w * features[name] for name, w in weights.items() if name != _BIAS)
 
 
-def abstain_reason(score: float, threshold: float, features: dict[str, float], nearest: Sequence[str]) -> str:
+def abstain_reason(score: float, threshold: float, features: dict[str, float], nearest: Sequence[str],
+                   gated: bool = False) -> str:
     """Why a search abstained, naming the nearest tools as a low-confidence hint (never handed off:
-    the agent should rephrase or name the service rather than call a guess). A score at or above the
-    threshold means the action gate refused it."""
+    the agent should rephrase or name the service rather than call a guess). ``gated``: the action
+    gate refused it (:meth:`Calibration.action_gated`), its score clearing the threshold."""
     shown = ", ".join(f"{name.replace('_', ' ')} {value:.2f}" for name, value in features.items())
-    if score >= threshold:
+    if gated:
         why = (f"no tool here does what it asks: the nearest ones do other actions (score {score:.2f}, only just over "
                f"the bar {threshold:.2f}" + (f"; {shown})" if shown else ")"))
     else:

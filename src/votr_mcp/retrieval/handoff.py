@@ -89,9 +89,10 @@ class HandOff:
             return min(k, max_results or k, len(ranking.order)), None, why
         score = cal.abstain_score(ranking.evidence)
         threshold = cal.abstain_threshold if self.threshold is None else self.threshold
-        if score < threshold or (cfg.action_gate and cal.action_gated(ranking.evidence, score - threshold)):
+        gated = score >= threshold and cfg.action_gate and cal.action_gated(ranking.evidence, score - threshold)
+        if score < threshold or gated:
             return 0, p, abstain_reason(score, threshold, abstain_features(ranking.evidence),
-                                        [self.call_names[self.catalog[int(i)].key] for i in ranking.order[:3]])
+                                        [self.call_names[self.catalog[int(i)].key] for i in ranking.order[:3]], gated)
         k = choose_k(p, cal.set_threshold) if cfg.adaptive_k else cfg.default_k
         return min(k, max_results or k, len(ranking.order)), p, f"adaptive k at {cal.coverage:.0%} coverage" if cfg.adaptive_k else "fixed k"
 
