@@ -6,6 +6,7 @@ from votr_mcp.retrieval.intent import (
     is_identifier,
     is_question,
     named_tools,
+    names_object,
     opens_new,
     reads_first,
     request_action,
@@ -84,6 +85,35 @@ def test_verbs_of_several_words_are_read_as_the_verb_they_mean(text, action):
 ])
 def test_to_make_a_thing_already_there_something_is_to_change_it(text, action):
     assert request_action(text) == action
+
+
+@pytest.mark.parametrize("text,action", [
+    # git's verbs, of a repository's things and of anything else
+    ("pull the latest changes from origin", "pull"), ("push my commits to origin", "push"), ("stash my changes", "stash"),
+    ("push", "push"), ("pull the details and top comments of post 1c9xk2q", "read"),
+    ("pull out every open to-do item from the mind map", "read"), ("stash this link so I can read it later", "create"),
+    ("push the whole spring campaign live in Contentful", None),
+    # a new thing put somewhere is created; a named one is dropped, or put nowhere in particular
+    ("drop a marker on the timeline here", "create"), ("drop the users table", "delete"),
+    ("put a dentist appointment in my calendar", "create"), ("put my promo code into the coupon field", None),
+    # start: a new thing, an -ing verb's own action, or running what follows
+    ("start a new thread in the help forum", "create"), ("I want to start logging gym sessions", "create"),
+    ("start flossing every day", None), ("start the dev server", "run"),
+    ("log a bug in Fibery: export crashes", "create"), ("log in to the admin panel", "log"),
+    ("switch these 8 browser profiles to the new proxy", "update"), ("switch to the develop branch", "switch"),
+])
+def test_a_verb_whose_sense_turns_on_what_follows_reads_by_it(text, action):
+    assert request_action(text) == action
+
+
+@pytest.mark.parametrize("objects,words,named", [
+    ({"homepage"}, {"page", "screenshot"}, True), ({"spreadsheet"}, {"sheet"}, True), ({"filename"}, {"file"}, True),
+    ({"file"}, {"file", "read"}, True), ({"file", "path"}, {"sheet", "note"}, False),
+    ({"branch"}, {"cell", "range"}, False), ({"cat"}, {"catalog"}, False),  # a tool's longer word is not the object
+    (set(), {"page"}, False),
+])
+def test_a_tool_names_what_a_request_acts_on_by_a_word_or_a_part_of_one(objects, words, named):
+    assert names_object(objects, words) is named
 
 
 @pytest.mark.parametrize("text,action", [

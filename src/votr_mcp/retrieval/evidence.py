@@ -22,7 +22,9 @@ channels, each feature oriented so that more means "a tool fits":
 - ``object_supported``: 0 when such a verb changes something (delete, send, create, ...) and none of
   the first five tools that do it says what the request acts on ("delete the file old.log" where
   only spreadsheet tools delete, and they delete sheets and notes), else 1. Reading is checked by
-  its action only: a search tool says "products", not every product one looks for;
+  its action only: a search tool says "products", not every product one looks for. A word the
+  request joins from a tool's word names it too ("the homepage" is a page, "a spreadsheet" a sheet:
+  intent.names_object);
 - ``unlike_chat``: one minus the request's best cosine with the shipped requests no tool serves
   (null_requests.txt): everyday chat reads like chat in any catalog and any of USE's languages;
 - ``tool_request``: the log-odds that the request asks to act at all rather than to talk
@@ -47,6 +49,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from votr_mcp.retrieval.fusion import Fused
+from votr_mcp.retrieval.intent import names_object
 from votr_mcp.retrieval.rerank import QueryView, ToolView
 
 __all__ = ["EVIDENCE", "evidence", "no_evidence"]
@@ -90,7 +93,7 @@ def evidence(f: Fused, order: NDArray[np.intp], query: QueryView, views: Sequenc
     head = [views[int(i)] for i in order[:SUPPORT_DEPTH]]
     supported = query.verb is None or any(query.verb in v.does for v in head)
     object_supported = query.verb in (None, "read") or not query.objects or any(
-        query.verb in v.does and query.objects & v.words for v in head)
+        query.verb in v.does and names_object(query.objects, v.words) for v in head)
     return {
         "top_cosine": top,
         "mean_cosine_10": float(ranked_cos[:10].mean()),

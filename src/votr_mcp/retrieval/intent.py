@@ -228,12 +228,59 @@ def request_action(text: str, words: Sequence[str] | None = None) -> str | None:
 
 def action_at(words: Sequence[str], i: int) -> str | None:
     """The action of the word at ``i`` read with the words after it (:func:`action_word` otherwise):
-    to open a thing opened by creating it creates it ("open a ticket"), and to make a thing the
-    request names as already there changes it ("make the header row bold")."""
+    to open a thing opened by creating it creates it ("open a ticket"), to make a thing the request
+    names as already there changes it ("make the header row bold"), and a verb whose sense turns on
+    what follows it reads by that (:func:`context_action`)."""
     word = words[i]
     if word == "open" and opens_new(words[i + 1:]):
         return "create"
+    if word in _BY_CONTEXT:
+        return context_action(word, words[i + 1:])
     return class_at(words, i) if word == "make" else action_word(word)
+
+
+# What git's verbs act on. Said of anything else they mean something general: "pull the details of
+# post 1c9xk2q" reads them, "stash this link for later" saves it, "push the spring campaign live"
+# names no one action (publish, deploy, send). A verb with nothing after it ("push", "pull please")
+# is git's.
+_GIT_THINGS = frozenset({"origin", "upstream", "remote", "branch", "branches", "main", "master", "develop", "change",
+                         "changes", "commit", "commits", "tag", "tags", "repo", "repos", "repository", "code", "work",
+                         "latest", "head", "it", "everything", "edits", "modifications", "local", "rebase", "force"})
+_OUTSIDE_GIT = {"pull": "read", "push": None, "stash": "create"}
+_NEW = frozenset({"a", "an", "new", "another"})
+_BY_CONTEXT = frozenset({*_OUTSIDE_GIT, "drop", "start", "put", "log", "switch"})
+
+
+def context_action(word: str, after: Sequence[str]) -> str | None:
+    """The action of a verb whose sense turns on the words after it:
+
+    - pull, push, stash: git's own when a repository's things follow ("pull the latest from
+      main", "stash my changes"), else what they mean elsewhere (:data:`_OUTSIDE_GIT`);
+    - drop, put: a new thing is put somewhere, i.e. created ("drop a marker on the timeline", "put
+      a dentist appointment in my calendar"); "drop the table" deletes, and "put my code into the
+      coupon field" names no one action (typing, moving, setting);
+    - start: a new thing is created ("start a new thread"), "start logging my runs" does what its
+      -ing verb says (nothing, for "start flossing"), and "start the server" runs it;
+    - log: "log a bug", "log today's workout" record it; "log in" is its own;
+    - switch: "switch to develop" is git's; "switch these profiles to the new proxy" changes them."""
+    head = list(after[:5])
+    nxt = head[0] if head else ""
+    if word in _OUTSIDE_GIT:
+        return word if not head or _GIT_THINGS.intersection(head) else _OUTSIDE_GIT[word]
+    if word == "drop":
+        return "create" if nxt in _NEW else "delete"
+    if word == "put":
+        return "create" if nxt in _NEW else None
+    if word == "start":
+        if nxt in _NEW:
+            return "create"
+        if not nxt.endswith("ing"):
+            return "run"
+        doing = _gerund_action(nxt)
+        return context_action(doing, after[1:]) if doing in _BY_CONTEXT else doing
+    if word == "log":
+        return "log" if nxt in ("in", "into", "out", "on", "off") else "create"
+    return "switch" if nxt == "to" else "update"  # switch
 
 
 # What follows "make" when it changes a thing already there: a determiner or pronoun that points at
@@ -285,6 +332,20 @@ def request_object(text: str, without_values: str | None = None) -> frozenset[st
     taken out (values.values_taken), when the caller has it."""
     rest = values_taken(text)[1] if without_values is None else without_values
     return frozenset(stem(w) for w in object_words(request_words(without_quotes(rest)), _names(text)))
+
+
+_PART = 4  # the shortest word a longer one is read as built from ("page" in "homepage")
+
+
+def names_object(objects: Collection[str], words: Collection[str]) -> bool:
+    """Whether a tool's stemmed ``words`` name what a request acts on (``objects``, from
+    :func:`request_object`): a word in common, or an object word built on one of the tool's words
+    of at least :data:`_PART` letters ("homepage" on page, "spreadsheet" on sheet, "filename" on file)."""
+    if not objects or not words:
+        return False
+    if set(objects).intersection(words):
+        return True
+    return any(len(o) > len(w) >= _PART and (o.endswith(w) or o.startswith(w)) for o in objects for w in words)
 
 
 def object_words(words: Sequence[str], skip: Collection[str] = ()) -> list[str]:
