@@ -275,6 +275,41 @@ def test_the_weights_are_retuned_to_refuse_more_no_tool_requests_under_the_same_
     assert refused(chat, tuned.abstain_weights, tuned.null_quantile) > refused(chat, logistic, best_quantile(logistic)) + 0.1
 
 
+def _retune_rows(rng):
+    """Answerable rows, a tenth of them terse (they read like chat), chat rows and null requests, as in
+    the retuning test above."""
+    plain, plain_gold = _evidenced(rng, 360, (0.3, 0.8), (0.65, 1.0), True)
+    terse, terse_gold = _evidenced(rng, 40, (0.45, 0.65), (0.0, 0.3), True)
+    chat, chat_gold = _evidenced(rng, 200, (0.15, 0.6), (0.0, 0.6), False)
+    nulls = [{"top_cosine": float(c), "unlike_chat": float(u)} for c, u in zip(rng.uniform(0.15, 0.6, 300), rng.uniform(0.0, 0.6, 300))]
+    return plain + terse + chat, plain_gold + terse_gold + chat_gold, nulls
+
+
+def test_a_refit_from_the_calibration_it_replaces_keeps_its_weights_when_the_rows_are_the_same():
+    results, golds, nulls = _retune_rows(np.random.default_rng(11))
+    sets = ["s"] * len(results)
+    first = fit(results, golds, groups=sets, null_evidence={"s": nulls})
+    again = fit(results, golds, groups=sets, null_evidence={"s": nulls}, warm_start=first.abstain_weights)
+    assert again.abstain_weights == pytest.approx(first.abstain_weights)
+    assert (again.null_quantile, again.abstain_floor) == (first.null_quantile, first.abstain_floor)
+
+
+def test_a_refit_keeps_the_weights_it_starts_from_unless_another_start_refuses_clearly_more():
+    results, golds, nulls = _retune_rows(np.random.default_rng(11))
+    sets = ["s"] * len(results)
+    fresh = fit(results, golds, groups=sets, null_evidence={"s": nulls})
+    # As good a point nearby (what a refit after a small change of the rows starts from): kept as it is.
+    nearby = {**fresh.abstain_weights, "unlike_chat": fresh.abstain_weights["unlike_chat"] * 1.01}
+    kept = fit(results, golds, groups=sets, null_evidence={"s": nulls}, warm_start=nearby)
+    ratio = kept.abstain_weights["unlike_chat"] / kept.abstain_weights["top_cosine"]
+    assert ratio == pytest.approx(nearby["unlike_chat"] / nearby["top_cosine"])
+    assert ratio != pytest.approx(fresh.abstain_weights["unlike_chat"] / fresh.abstain_weights["top_cosine"])
+    # A poor start (unlike-chat alone, which the retuning moves away from) loses to the usual starts.
+    poor = fit(results, golds, groups=sets, null_evidence={"s": nulls},
+               warm_start={"bias": 0.0, "top_cosine": 0.1, "unlike_chat": 5.0})
+    assert poor.abstain_weights == pytest.approx(fresh.abstain_weights)
+
+
 def test_the_null_quantile_keeps_false_abstention_bounded_with_the_stated_confidence():
     rng = np.random.default_rng(12)
     answerable, gold = _evidenced(rng, 300, (0.2, 0.9), (0.5, 1.0), True)

@@ -32,6 +32,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--abstain-confidence", type=float, default=0.9,
                         help="probability that the --false-abstain bound holds on new rows, over the draw of the dev "
                         "rows (default 0.9; 0 bounds it only in expectation, which a small set can overshoot)")
+    parser.add_argument("--fresh", action="store_true",
+                        help="retune the abstention weights from the logistic fit alone, not also from the calibration "
+                        "being replaced (by default a refit climbs from it first, so a small change of the rows keeps its optimum)")
     add_fit_arguments(parser, "calibration",
                       "at most N dev tasks per kind and set, chosen by hash, so one big set cannot outweigh the rest")
     parser.set_defaults(handler=run)
@@ -48,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
     fitted, out, counts = calibrate_on(args.data, coverage=args.coverage, false_abstain=args.false_abstain,
                                        abstain_confidence=args.abstain_confidence,
                                        limit=args.limit, out=args.out, cache_dir=cache_dir(args.cache_dir),
-                                       k_datas=args.k_data, bound_together=args.bound_together,
+                                       k_datas=args.k_data, bound_together=args.bound_together, fresh=args.fresh,
                                        progress=StderrProgress("calibrate "))
     report_fit(counts, "searches", f"calibration written to {out}")
     for key, value in fitted.items():

@@ -9,19 +9,22 @@ whole task's returned set is a union over its needs.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from votr_mcp.catalog.models import ToolKey
-from votr_mcp.errors import CatalogError
+from votr_mcp.errors import CatalogError, RetrievalError
 from votr_mcp.evaluation.adapter import PipelineFactory
 from votr_mcp.evaluation.data import fit_source, load_queries, queries_of, select_split
 from votr_mcp.evaluation.harness import build_units, cap_per_kind
-from votr_mcp.retrieval import SHIPPED_PATH, SearchResult, fit
+from votr_mcp.retrieval import SHIPPED_PATH, Calibration, SearchResult, fit
 
-__all__ = ["calibrate_on", "dev_results"]
+__all__ = ["calibrate_on", "dev_results", "warm_start"]
+
+log = logging.getLogger(__name__)
 
 Progress = Callable[[str, int, int], None]
 
@@ -47,13 +50,15 @@ def dev_results(data: Path, factory: PipelineFactory, limit: int | None,
 def calibrate_on(datas: Sequence[Path], *, coverage: float = 0.97, false_abstain: float = 0.03,
                  abstain_confidence: float = 0.9, limit: int | None = None,
                  out: Path | None = None, cache_dir: Path | None = None, k_datas: Sequence[Path] | None = None,
-                 bound_together: Sequence[Sequence[Path]] = (),
+                 bound_together: Sequence[Sequence[Path]] = (), fresh: bool = False,
                  progress: Progress | None = None) -> tuple[dict[str, Any], Path, dict[str, int]]:
     """Fit on the dev rows of every set in ``datas`` and save; returns (fitted fields, path, searches per set).
 
     With ``k_datas`` (a subset of ``datas``) only those sets' rows set adaptive k; every set's rows
     still set abstention, whose false-abstention bound holds on each set separately, or on each
-    group of ``bound_together`` as one (sets of one style, each too small to bound alone).
+    group of ``bound_together`` as one (sets of one style, each too small to bound alone). The
+    abstention weights' retuning climbs first from those of the calibration at the target path, when
+    it is one for the same embedding model (:func:`warm_start`), unless ``fresh``.
     """
     k_names = None if not k_datas else {d.name for d in k_datas}
     if k_names is not None and not k_names <= {d.name for d in datas}:
@@ -86,11 +91,25 @@ def calibrate_on(datas: Sequence[Path], *, coverage: float = 0.97, false_abstain
     k_from = [f"k from {'+'.join(d.name for d in k_datas)}"] if k_datas else []
     bound = [f"false abstention bounded together on {' & '.join(together)}"] if together else []
     source = fit_source("calibrate", datas, limit, *k_from, *bound)
+    target = out or SHIPPED_PATH
     calibration = fit(results, golds, coverage=coverage, false_abstain=false_abstain,
                       abstain_confidence=abstain_confidence, model_id=model_id, source=source,
                       k_rows=None if k_names is None else k_rows, groups=groups, null_evidence=null_evidence,
-                      bounded_with=bounded_with, cells=cells)
-    target = out or SHIPPED_PATH
+                      bounded_with=bounded_with, cells=cells, warm_start=None if fresh else warm_start(target, model_id))
     target.parent.mkdir(parents=True, exist_ok=True)
     calibration.save(target)
     return asdict(calibration), target, counts
+
+
+def warm_start(path: Path, model_id: str) -> dict[str, float] | None:
+    """The abstention weights of the calibration at ``path`` when it is one for ``model_id``, for a
+    refit to climb from (calibration_fit.fit's ``warm_start``); None when there is none, it cannot
+    be read (the refit then starts afresh, as without one) or it was fit for another model."""
+    if not path.is_file():
+        return None
+    try:
+        previous = Calibration.load(path)
+    except RetrievalError as exc:
+        log.warning("not starting from %s: %s", path, exc)
+        return None
+    return dict(previous.abstain_weights) if previous.model_id == model_id and previous.abstain_weights else None

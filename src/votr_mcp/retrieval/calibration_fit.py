@@ -76,6 +76,7 @@ def fit(
     bounded_with: Mapping[str, str] | None = None,
     cells: Sequence[str] | None = None,
     gate_false_abstain: float = GATE_FALSE_ABSTAIN,
+    warm_start: Mapping[str, float] | None = None,
 ) -> Calibration:
     """Fit adaptive-k and abstention thresholds on calibration rows.
 
@@ -93,7 +94,9 @@ def fit(
     row, default its set) groups the no-tool rows whose refused share the abstention weights are
     tuned to raise, each cell counting the same (a set's chat and its near-misses apart).
     ``gate_false_abstain``: what the action gate may add to false abstention (:func:`_fit_action_gate`;
-    0: no gate). Pure: reads nothing else, returns a new Calibration.
+    0: no gate). ``warm_start``: the abstention weights of the calibration this one replaces, which the
+    retuning climbs from first (abstention_fit._tune_for_refusals). Pure: reads nothing else, returns
+    a new Calibration.
     """
     if len(results) != len(golds):
         raise RetrievalError(f"fit got {len(results)} results but {len(golds)} gold sets; pass one gold set per result")
@@ -131,7 +134,7 @@ def fit(
     scores = np.array([1.0 - _gold_p(r, g, temperature, mix) for r, g in reachable])
     q_hat = conformal_quantile(scores, coverage)
     abstention = fit_abstention(results, golds, groups, null_evidence, cells, false_abstain, abstain_confidence,
-                                bounded_with or {})
+                                bounded_with or {}, warm_start)
     weights, null_quantile, floor, abstain_threshold = abstention
     names = list(groups) if groups is not None else [""] * len(results)
     bars = _bars(names, null_evidence, weights, null_quantile, abstain_threshold, floor)
