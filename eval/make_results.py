@@ -172,15 +172,26 @@ def check_calibration(bench: Path, cache: Path) -> dict[str, Any] | None:
     limit = int(recipe["limit"]) if recipe["limit"] else None
     k_sets = recipe["k"].split("+") if recipe["k"] else None
     together = [group.split("+") for group in recipe["together"].split(" & ")] if recipe["together"] else []
-    with tempfile.TemporaryDirectory() as tmp:
-        fitted, _, counts = calibrate_on([set_folder(bench, s) for s in sets], coverage=shipped["coverage"],
-                                         false_abstain=shipped["false_abstain"],
-                                         abstain_confidence=shipped.get("abstain_confidence", 0.0), limit=limit,
-                                         out=Path(tmp) / "calibration.json", cache_dir=cache,
-                                         k_datas=None if k_sets is None else [set_folder(bench, s) for s in k_sets],
-                                         bound_together=[[set_folder(bench, s) for s in group] for group in together])
-    # Compared as JSON reads them back: a fitted tuple is the shipped file's list.
-    differing = [k for k in fitted if k != "source" and json.loads(json.dumps(fitted[k])) != shipped.get(k)]
+    def refit(fresh: bool) -> tuple[dict[str, Any], dict[str, int]]:
+        with tempfile.TemporaryDirectory() as tmp:
+            out = Path(tmp) / "calibration.json"
+            # The recipe writes over the shipped file, and so climbs first from it (evaluation.calibration.warm_start).
+            out.write_bytes(SHIPPED_PATH.read_bytes())
+            fitted, _, counts = calibrate_on([set_folder(bench, s) for s in sets], coverage=shipped["coverage"],
+                                             false_abstain=shipped["false_abstain"],
+                                             abstain_confidence=shipped.get("abstain_confidence", 0.0), limit=limit,
+                                             out=out, cache_dir=cache, fresh=fresh,
+                                             k_datas=None if k_sets is None else [set_folder(bench, s) for s in k_sets],
+                                             bound_together=[[set_folder(bench, s) for s in group] for group in together])
+        return fitted, counts
+
+    def differing_from_shipped(fitted: dict[str, Any]) -> list[str]:
+        # Compared as JSON reads them back: a fitted tuple is the shipped file's list.
+        return [k for k in fitted if k != "source" and json.loads(json.dumps(fitted[k])) != shipped.get(k)]
+
+    fitted, counts = refit(fresh=False)
+    differing = differing_from_shipped(fitted)
+    fresh, _ = refit(fresh=True)
     command = ("votr-mcp calibrate " + " ".join(f"--data {set_path_text(s)}" for s in sets)
                + (f" --limit {limit}" if limit else "")
                + "".join(f" --k-data {set_path_text(s)}" for s in k_sets or ())
@@ -188,7 +199,9 @@ def check_calibration(bench: Path, cache: Path) -> dict[str, Any] | None:
                + f" --coverage {shipped['coverage']} --false-abstain {shipped['false_abstain']}"
                + f" --abstain-confidence {shipped.get('abstain_confidence', 0.0)}")
     return {"command": command, "shipped": shipped, "refit": fitted, "dev_searches": counts,
-            "reproduced": not differing, "differing_fields": differing}
+            "reproduced": not differing, "differing_fields": differing,
+            "fresh": {k: fresh[k] for k in ("null_quantile", "abstain_floor", "action_gate", "abstain_weights")},
+            "fresh_differing_fields": differing_from_shipped(fresh)}
 
 
 _RERANK_RECIPE = re.compile(r"votr-mcp fit-rerank on the dev split of (?P<sets>[\w+-]+)(?:, at most (?P<limit>\d+) tasks per kind)?"
@@ -311,7 +324,21 @@ def calibration_text(check: dict[str, Any] | None) -> str:
         return head + " Its source does not name a `votr-mcp calibrate` recipe, so this run could not refit it."
     verdict = ("gives the same thresholds (every field but `source` equal)" if check["reproduced"] else
                "gives different values for " + ", ".join(check["differing_fields"]))
-    return head + f" Refitting it in this run with `{check['command']}` (dev rows only) {verdict}."
+    text = head + (f" Refitting it in this run with `{check['command']}` (dev rows only; the abstention retuning climbs "
+                   f"first from the shipped calibration, which the command overwrites) {verdict}.")
+    fresh = check.get("fresh")
+    if isinstance(fresh, dict) and "fresh_differing_fields" in check:
+        differs = check["fresh_differing_fields"]
+        text += (" With `--fresh` (from the logistic weights alone) it gives "
+                 + ("the same thresholds." if not differs else
+                    f"another optimum: null quantile {fresh['null_quantile']}, floor {_num(fresh['abstain_floor'])}, "
+                    f"action gate {fresh['action_gate']}; weights "
+                    + ", ".join(f"{k} {v:+.3g}" for k, v in fresh["abstain_weights"].items() if v) + "."))
+    return text
+
+
+def _num(value: Any) -> str:
+    return f"{value:.3g}" if isinstance(value, (int, float)) else "none"
 
 
 def _get(summary: dict[str, Any], key: str) -> Any:

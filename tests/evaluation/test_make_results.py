@@ -91,6 +91,21 @@ def test_the_calibration_recipe_is_read_back_from_the_source_that_calibrate_writ
     assert "could not refit" in text
 
 
+def test_the_calibration_check_says_the_refit_climbs_from_the_shipped_file_and_what_a_fresh_one_gives() -> None:
+    mr = load_script()
+    shipped = {"coverage": 0.97, "n_rows": 3, "source": "votr-mcp calibrate on the dev split of a, 2026-11-27"}
+    check = {"shipped": shipped, "command": "votr-mcp calibrate --data a", "reproduced": True, "differing_fields": [],
+             "fresh": {"null_quantile": 0.57, "abstain_floor": -2.16, "action_gate": 2.0,
+                       "abstain_weights": {"bias": -16.8, "top_cosine": 8.4, "cosine_z": 0.0}},
+             "fresh_differing_fields": ["abstain_weights", "null_quantile"]}
+    text = mr.calibration_text(check)
+    assert "climbs first from the shipped calibration" in text and "gives the same thresholds" in text
+    assert "With `--fresh`" in text and "null quantile 0.57, floor -2.16, action gate 2.0" in text
+    assert "top_cosine +8.4" in text and "cosine_z" not in text
+    same = mr.calibration_text({**check, "fresh_differing_fields": []})
+    assert same.endswith("With `--fresh` (from the logistic weights alone) it gives the same thresholds.")
+
+
 def test_the_rerank_recipe_is_read_back_from_the_source_that_fit_rerank_writes() -> None:
     from votr_mcp.retrieval.rerank import shipped_rerank
 

@@ -222,8 +222,9 @@ def _tune_for_refusals(rows: _AbstentionRows, weights: dict[str, float], false_a
     # Only the order of the scores counts for refusing; their scale is the tiers' unit (margins are
     # fitted on a fixed grid of score margins, tiers.py): keep the logistic scores' spread.
     spread = float((rows.x @ best).std())
-    if spread > 0:
-        best = best * float((rows.x @ w0).std()) / spread
+    scale = float((rows.x @ w0).std()) / spread if spread > 0 else 1.0
+    if abs(scale - 1.0) > 1e-9:  # (weights kept from a warm start on the same rows are kept to the last digit)
+        best = best * scale
     return {_BIAS: weights[_BIAS], **{name: float(v) for name, v in zip(ABSTAIN_FEATURES, best)}}
 
 
