@@ -16,7 +16,9 @@ from votr_mcp.retrieval.intent import (
     unwritten_verb,
     verb_words,
     without_quotes,
+    written_whole,
 )
+from votr_mcp.retrieval.rerank import QueryView
 from votr_mcp.retrieval.values import request_values, taken_values
 
 
@@ -104,6 +106,20 @@ def test_to_make_a_thing_already_there_something_is_to_change_it(text, action):
 ])
 def test_a_verb_whose_sense_turns_on_what_follows_reads_by_it(text, action):
     assert request_action(text) == action
+
+
+@pytest.mark.parametrize("text", [
+    "I need a book on Java programming", "I need a new laptop for college", "the checkout service started throwing 500s",
+    "Grafana: the 'Checkout latency' incident is fixed, close it",
+])
+def test_what_follows_the_or_a_is_a_thing_not_the_verb_a_request_leads_with(text):
+    assert request_action(text) is None
+
+
+def test_an_english_word_a_name_is_built_on_is_no_verb_in_a_request_in_another_language():
+    assert QueryView.of("リビングのSwitchBotプラグをオフにして").verb is None  # "switch" is only the name's start
+    assert QueryView.of("把改动 push 到 origin").verb == "push"  # written as a word of its own
+    assert written_whole("把改动 push 到 origin", "push") and not written_whole("SwitchBotの湿度", "switch")
 
 
 @pytest.mark.parametrize("objects,words,named", [

@@ -52,7 +52,10 @@ SYNONYMS = {"wipe": "delete", "forget": "delete", "erase": "delete", "rm": "dele
              "duplicate": "copy", "reserve": "book"}
 _FILLER = frozenset({"please", "can", "could", "would", "will", "you", "i", "want", "need", "to", "like", "me", "us",
                      "just", "quickly", "now", "also", "hey", "hi", "ok", "okay", "so", "then", "and", "let", "lets",
-                     "help", "try", "trying", "m", "d", "be", "able", "go", "ahead", "the", "a", "first"})
+                     "help", "try", "trying", "m", "d", "be", "able", "go", "ahead", "first"})
+# (Not "the" nor "a": what follows them is a thing, not a verb. "I need a book on Java" asks for no
+# booking, "the checkout service started throwing 500s" checks nothing out, "I need a new laptop"
+# makes none.)
 
 
 # Verbs too specific for their class: "merge a branch" is not served by a tool that updates. Explaining,
@@ -188,6 +191,12 @@ def unwritten_verb(text: str) -> str | None:
 def lead_at(words: Sequence[str]) -> int | None:
     """Where a request starts past polite filler ("please could you ..."): within its first six words."""
     return next((i for i, w in enumerate(words[:6]) if w not in _FILLER), None)
+
+
+def written_whole(text: str, word: str) -> bool:
+    """Whether ``word`` stands in ``text`` as a word of its own, not as the start or end of a longer
+    one that words_of splits ("SwitchBot" gives "switch", which the text never says)."""
+    return re.search(rf"(?<![A-Za-z]){re.escape(word)}(?![A-Za-z])", text, re.IGNORECASE) is not None
 
 
 def is_question(text: str, words: Sequence[str] | None = None) -> bool:

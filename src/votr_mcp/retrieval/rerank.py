@@ -61,6 +61,7 @@ from votr_mcp.retrieval.intent import (
     action_word,
     class_at,
     is_question,
+    lead_at,
     reads_first,
     request_action,
     request_object,
@@ -69,6 +70,7 @@ from votr_mcp.retrieval.intent import (
     verb_words,
     without_quotes,
     words_of,
+    written_whole,
 )
 from votr_mcp.retrieval.language import is_english
 from votr_mcp.retrieval.values import taken_values, values_taken
@@ -167,9 +169,12 @@ class QueryView:
         asked = verb_words(request_words(without_quotes(text)))
         first = action_of(asked)
         # "lösche die Datei", "crea una carpeta", "report 폴더에 있는 pdf 파일 전부 찾아줘" (a folder, then find)
-        said = foreign_verb(text) if verb is None or not is_english(text) else None
+        english = is_english(text)
+        said = foreign_verb(text) if verb is None or not english else None
         if said is not None:
             verb = first = action_word(said)
+        elif verb is not None and not english and not written_whole(text, words[lead_at(words) or 0]):
+            verb = None  # "SwitchBotの湿度は？": the English word a name is built on is no verb (intent.written_whole)
         classes = (class_at(asked, i) for i in range(len(asked)))
         actions = frozenset(a for a in classes if a is not None) | ({verb} if verb else set())
         if verb is None and is_question(text, words):
