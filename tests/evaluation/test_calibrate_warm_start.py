@@ -15,7 +15,9 @@ def test_a_refit_starts_from_the_calibration_it_replaces_only_when_it_is_for_the
     assert shipped is not None and shipped.abstain_weights
     path = tmp_path / "calibration.json"
     replace(shipped, model_id="model-a").save(path)
-    assert warm_start(path, "model-a") == shipped.abstain_weights
+    previous = warm_start(path, "model-a")
+    assert previous is not None and previous.abstain_weights == shipped.abstain_weights
+    assert (previous.temperature, previous.mix) == (shipped.temperature, shipped.mix)
     assert warm_start(path, "model-b") is None  # fit on another model's cosines: no start
     assert warm_start(tmp_path / "absent.json", "model-a") is None
 

@@ -1,4 +1,4 @@
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pytest
@@ -289,7 +289,7 @@ def test_a_refit_from_the_calibration_it_replaces_keeps_its_weights_when_the_row
     results, golds, nulls = _retune_rows(np.random.default_rng(11))
     sets = ["s"] * len(results)
     first = fit(results, golds, groups=sets, null_evidence={"s": nulls})
-    again = fit(results, golds, groups=sets, null_evidence={"s": nulls}, warm_start=first.abstain_weights)
+    again = fit(results, golds, groups=sets, null_evidence={"s": nulls}, previous=first)
     assert again.abstain_weights == pytest.approx(first.abstain_weights)
     assert (again.null_quantile, again.abstain_floor) == (first.null_quantile, first.abstain_floor)
 
@@ -300,14 +300,29 @@ def test_a_refit_keeps_the_weights_it_starts_from_unless_another_start_refuses_c
     fresh = fit(results, golds, groups=sets, null_evidence={"s": nulls})
     # As good a point nearby (what a refit after a small change of the rows starts from): kept as it is.
     nearby = {**fresh.abstain_weights, "unlike_chat": fresh.abstain_weights["unlike_chat"] * 1.01}
-    kept = fit(results, golds, groups=sets, null_evidence={"s": nulls}, warm_start=nearby)
+    kept = fit(results, golds, groups=sets, null_evidence={"s": nulls}, previous=replace(fresh, abstain_weights=nearby))
     ratio = kept.abstain_weights["unlike_chat"] / kept.abstain_weights["top_cosine"]
     assert ratio == pytest.approx(nearby["unlike_chat"] / nearby["top_cosine"])
     assert ratio != pytest.approx(fresh.abstain_weights["unlike_chat"] / fresh.abstain_weights["top_cosine"])
     # A poor start (unlike-chat alone, which the retuning moves away from) loses to the usual starts.
     poor = fit(results, golds, groups=sets, null_evidence={"s": nulls},
-               warm_start={"bias": 0.0, "top_cosine": 0.1, "unlike_chat": 5.0})
+               previous=replace(fresh, abstain_weights={"bias": 0.0, "top_cosine": 0.1, "unlike_chat": 5.0}))
     assert poor.abstain_weights == pytest.approx(fresh.abstain_weights)
+
+
+def test_a_refit_keeps_the_temperature_and_mix_it_replaces_unless_others_make_k_clearly_smaller():
+    rng = np.random.default_rng(5)
+    rows = [_row(rng, int(rng.integers(0, 3)), rng.uniform(0.3, 0.9)) for _ in range(300)]
+    results, golds = [r for r, _ in rows], [g for _, g in rows]
+    fresh = fit(results, golds)
+    outcomes = {}
+    for t in (0.05, 0.08, 0.12, 0.2, 0.3):
+        for m in (0.0, 0.25, 0.5, 0.75, 1.0):
+            refit = fit(results, golds, previous=replace(fresh, temperature=t, mix=m))
+            outcomes[(t, m)] = (refit.temperature, refit.mix)
+    assert set(outcomes.values()) <= set(outcomes) and all(v in (k, (fresh.temperature, fresh.mix)) for k, v in outcomes.items())
+    kept = [k for k, v in outcomes.items() if v == k]
+    assert (fresh.temperature, fresh.mix) in kept and 1 < len(kept) < len(outcomes)  # near pairs stay, far ones do not
 
 
 def test_the_null_quantile_keeps_false_abstention_bounded_with_the_stated_confidence():

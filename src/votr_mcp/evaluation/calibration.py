@@ -56,9 +56,10 @@ def calibrate_on(datas: Sequence[Path], *, coverage: float = 0.97, false_abstain
 
     With ``k_datas`` (a subset of ``datas``) only those sets' rows set adaptive k; every set's rows
     still set abstention, whose false-abstention bound holds on each set separately, or on each
-    group of ``bound_together`` as one (sets of one style, each too small to bound alone). The
-    abstention weights' retuning climbs first from those of the calibration at the target path, when
-    it is one for the same embedding model (:func:`warm_start`), unless ``fresh``.
+    group of ``bound_together`` as one (sets of one style, each too small to bound alone). Unless
+    ``fresh``, the calibration at the target path, when it is one for the same embedding model
+    (:func:`warm_start`), is the one replaced: the abstention retuning climbs from its weights first
+    and its temperature and mix stay unless others make k clearly smaller (calibration_fit.fit's ``previous``).
     """
     k_names = None if not k_datas else {d.name for d in k_datas}
     if k_names is not None and not k_names <= {d.name for d in datas}:
@@ -95,16 +96,16 @@ def calibrate_on(datas: Sequence[Path], *, coverage: float = 0.97, false_abstain
     calibration = fit(results, golds, coverage=coverage, false_abstain=false_abstain,
                       abstain_confidence=abstain_confidence, model_id=model_id, source=source,
                       k_rows=None if k_names is None else k_rows, groups=groups, null_evidence=null_evidence,
-                      bounded_with=bounded_with, cells=cells, warm_start=None if fresh else warm_start(target, model_id))
+                      bounded_with=bounded_with, cells=cells, previous=None if fresh else warm_start(target, model_id))
     target.parent.mkdir(parents=True, exist_ok=True)
     calibration.save(target)
     return asdict(calibration), target, counts
 
 
-def warm_start(path: Path, model_id: str) -> dict[str, float] | None:
-    """The abstention weights of the calibration at ``path`` when it is one for ``model_id``, for a
-    refit to climb from (calibration_fit.fit's ``warm_start``); None when there is none, it cannot
-    be read (the refit then starts afresh, as without one) or it was fit for another model."""
+def warm_start(path: Path, model_id: str) -> Calibration | None:
+    """The calibration at ``path`` when it is one for ``model_id``, for a refit to start from
+    (calibration_fit.fit's ``previous``); None when there is none, it cannot be read (the refit then
+    starts afresh, as without one) or it was fit for another model."""
     if not path.is_file():
         return None
     try:
@@ -112,4 +113,4 @@ def warm_start(path: Path, model_id: str) -> dict[str, float] | None:
     except RetrievalError as exc:
         log.warning("not starting from %s: %s", path, exc)
         return None
-    return dict(previous.abstain_weights) if previous.model_id == model_id and previous.abstain_weights else None
+    return previous if previous.model_id == model_id else None

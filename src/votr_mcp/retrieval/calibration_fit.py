@@ -30,17 +30,22 @@ from votr_mcp.retrieval.calibration import (
 )
 from votr_mcp.retrieval.tiers import HIGH_CONFIDENCE, fit_tier_margins
 
-__all__ = ["GATE_FALSE_ABSTAIN", "fit"]
+__all__ = ["GATE_FALSE_ABSTAIN", "K_GAIN", "fit"]
 
 GATE_FALSE_ABSTAIN = 0.01
 """What the action gate may add to false abstention: at most this share of each fitted set's answerable
 dev rows (the sets bounded together counted as one, as for the bar). The bar spends up to 3% with 90%
 confidence and measures about 2% on held-out human-style rows; 1% more keeps the two near the 3% target."""
 GATE_MARGINS = (0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 2.5, 3.0, 4.0)
-"""Margins over the bar the action gate is tried at (in the abstention score's units; the tiers start at 4.5)."""
+"""Margins over the bar the action gate is tried at (in the abstention score's units, as the tiers' margins)."""
 
 _TEMPERATURES = (0.05, 0.08, 0.12, 0.2, 0.3)
 _MIXES = (0.0, 0.25, 0.5, 0.75, 1.0)
+K_GAIN = 0.02
+"""How much smaller (in tools per search) another temperature and mix must make the mean k than the
+calibration being replaced for a refit to take them. The best pairs differ by noise: on the dev rows
+of 2026-11-27 the first two were 0.003 apart (2.469 and 2.472), and a refit that swapped them handed
+off fewer tools per search to every set, whole tasks included."""
 
 
 def _gold_p(result: Scored, gold: Collection[ToolKey], temperature: float, mix: float) -> float:
@@ -76,7 +81,7 @@ def fit(
     bounded_with: Mapping[str, str] | None = None,
     cells: Sequence[str] | None = None,
     gate_false_abstain: float = GATE_FALSE_ABSTAIN,
-    warm_start: Mapping[str, float] | None = None,
+    previous: Calibration | None = None,
 ) -> Calibration:
     """Fit adaptive-k and abstention thresholds on calibration rows.
 
@@ -94,9 +99,10 @@ def fit(
     row, default its set) groups the no-tool rows whose refused share the abstention weights are
     tuned to raise, each cell counting the same (a set's chat and its near-misses apart).
     ``gate_false_abstain``: what the action gate may add to false abstention (:func:`_fit_action_gate`;
-    0: no gate). ``warm_start``: the abstention weights of the calibration this one replaces, which the
-    retuning climbs from first (abstention_fit._tune_for_refusals). Pure: reads nothing else, returns
-    a new Calibration.
+    0: no gate). ``previous``: the calibration this one replaces (fit for the same model), whose
+    abstention weights the retuning climbs from first (abstention_fit._tune_for_refusals) and whose
+    temperature and mix are kept unless others make k clearly smaller (:data:`K_GAIN`). Pure: reads
+    nothing else, returns a new Calibration.
     """
     if len(results) != len(golds):
         raise RetrievalError(f"fit got {len(results)} results but {len(golds)} gold sets; pass one gold set per result")
@@ -119,7 +125,7 @@ def fit(
     if len(reachable) < 20:
         raise RetrievalError(f"only {len(reachable)} rows have a gold tool in the top {ALLOWED_K[-1]}; at least 20 are needed")
     halves = (reachable[0::2], reachable[1::2])
-    best: tuple[float, float, float] | None = None
+    mean_ks: dict[tuple[float, float], float] = {}
     for temperature in _TEMPERATURES:
         for mix in _MIXES:
             mean_k = 0.0
@@ -127,14 +133,20 @@ def fit(
                 scores = np.array([1.0 - _gold_p(r, g, temperature, mix) for r, g in halves[fit_half]])
                 q = conformal_quantile(scores, coverage)
                 mean_k += _mean_k([r for r, _ in halves[use_half]], 1.0 - q, temperature, mix) / 2
-            if best is None or mean_k < best[0] - 1e-9:
-                best = (mean_k, temperature, mix)
+            mean_ks[(temperature, mix)] = mean_k
+    # The smallest mean k (the first pair of the grid among equals), or the replaced calibration's pair
+    # when none beats it by K_GAIN.
+    best: tuple[float, float] | None = None
+    for pair, mean_k in mean_ks.items():
+        if best is None or mean_k < mean_ks[best] - 1e-9:
+            best = pair
     assert best is not None
-    _, temperature, mix = best
+    kept = (previous.temperature, previous.mix) if previous is not None else None
+    temperature, mix = kept if kept is not None and kept in mean_ks and mean_ks[kept] <= mean_ks[best] + K_GAIN else best
     scores = np.array([1.0 - _gold_p(r, g, temperature, mix) for r, g in reachable])
     q_hat = conformal_quantile(scores, coverage)
     abstention = fit_abstention(results, golds, groups, null_evidence, cells, false_abstain, abstain_confidence,
-                                bounded_with or {}, warm_start)
+                                bounded_with or {}, previous.abstain_weights if previous is not None else None)
     weights, null_quantile, floor, abstain_threshold = abstention
     names = list(groups) if groups is not None else [""] * len(results)
     bars = _bars(names, null_evidence, weights, null_quantile, abstain_threshold, floor)
