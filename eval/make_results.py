@@ -324,8 +324,9 @@ def calibration_text(check: dict[str, Any] | None) -> str:
         return head + " Its source does not name a `votr-mcp calibrate` recipe, so this run could not refit it."
     verdict = ("gives the same thresholds (every field but `source` equal)" if check["reproduced"] else
                "gives different values for " + ", ".join(check["differing_fields"]))
-    text = head + (f" Refitting it in this run with `{check['command']}` (dev rows only; the abstention retuning climbs "
-                   f"first from the shipped calibration, which the command overwrites) {verdict}.")
+    text = head + (f" Refitting it in this run with `{check['command']}` (dev rows only; it starts from the shipped "
+                   f"calibration, which the command overwrites: the abstention retuning climbs from its weights first, and "
+                   f"its temperature and mix stay unless others make k clearly smaller) {verdict}.")
     fresh = check.get("fresh")
     if isinstance(fresh, dict) and "fresh_differing_fields" in check:
         differs = check["fresh_differing_fields"]

@@ -99,7 +99,7 @@ def test_the_calibration_check_says_the_refit_climbs_from_the_shipped_file_and_w
                        "abstain_weights": {"bias": -16.8, "top_cosine": 8.4, "cosine_z": 0.0}},
              "fresh_differing_fields": ["abstain_weights", "null_quantile"]}
     text = mr.calibration_text(check)
-    assert "climbs first from the shipped calibration" in text and "gives the same thresholds" in text
+    assert "starts from the shipped calibration" in text and "gives the same thresholds" in text
     assert "With `--fresh`" in text and "null quantile 0.57, floor -2.16, action gate 2.0" in text
     assert "top_cosine +8.4" in text and "cosine_z" not in text
     same = mr.calibration_text({**check, "fresh_differing_fields": []})
