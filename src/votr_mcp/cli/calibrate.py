@@ -33,8 +33,9 @@ def register(subparsers: Any) -> None:
                         help="probability that the --false-abstain bound holds on new rows, over the draw of the dev "
                         "rows (default 0.9; 0 bounds it only in expectation, which a small set can overshoot)")
     parser.add_argument("--fresh", action="store_true",
-                        help="retune the abstention weights from the logistic fit alone, not also from the calibration "
-                        "being replaced (by default a refit climbs from it first, so a small change of the rows keeps its optimum)")
+                        help="fit without regard to the calibration being replaced (by default a refit starts from it: the "
+                        "abstention retuning climbs from its weights first, and its temperature and mix stay unless others "
+                        "make k clearly smaller, so a small change of the rows keeps its optimum)")
     add_fit_arguments(parser, "calibration",
                       "at most N dev tasks per kind and set, chosen by hash, so one big set cannot outweigh the rest")
     parser.set_defaults(handler=run)
