@@ -103,6 +103,8 @@ def test_to_make_a_thing_already_there_something_is_to_change_it(text, action):
     ("start flossing every day", None), ("start the dev server", "run"),
     ("log a bug in Fibery: export crashes", "create"), ("log in to the admin panel", "log"),
     ("switch these 8 browser profiles to the new proxy", "update"), ("switch to the develop branch", "switch"),
+    ("add two numbers together", None), ("add 5 and 7 using the test server", None), ("add a sheet called Q3", "create"),
+    ("add 5 new members to the group", "create"),
 ])
 def test_a_verb_whose_sense_turns_on_what_follows_reads_by_it(text, action):
     assert request_action(text) == action

@@ -257,7 +257,8 @@ _GIT_THINGS = frozenset({"origin", "upstream", "remote", "branch", "branches", "
                          "latest", "head", "it", "everything", "edits", "modifications", "local", "rebase", "force"})
 _OUTSIDE_GIT = {"pull": "read", "push": None, "stash": "create"}
 _NEW = frozenset({"a", "an", "new", "another"})
-_BY_CONTEXT = frozenset({*_OUTSIDE_GIT, "drop", "start", "put", "log", "switch"})
+_BY_CONTEXT = frozenset({*_OUTSIDE_GIT, "drop", "start", "put", "log", "switch", "add"})
+_SUMMED = frozenset({"and", "to", "plus"})
 
 
 def context_action(word: str, after: Sequence[str]) -> str | None:
@@ -271,7 +272,9 @@ def context_action(word: str, after: Sequence[str]) -> str | None:
     - start: a new thing is created ("start a new thread"), "start logging my runs" does what its
       -ing verb says (nothing, for "start flossing"), and "start the server" runs it;
     - log: "log a bug", "log today's workout" record it; "log in" is its own;
-    - switch: "switch to develop" is git's; "switch these profiles to the new proxy" changes them."""
+    - switch: "switch to develop" is git's; "switch these profiles to the new proxy" changes them;
+    - add: numbers summed ("add 5 and 7", "add two numbers together") name no action of a tool's (a
+      calculator computes, a sum tool "returns the sum"); anything else is created ("add 5 new members")."""
     head = list(after[:5])
     nxt = head[0] if head else ""
     if word in _OUTSIDE_GIT:
@@ -287,6 +290,9 @@ def context_action(word: str, after: Sequence[str]) -> str | None:
             return "run"
         doing = _gerund_action(nxt)
         return context_action(doing, after[1:]) if doing in _BY_CONTEXT else doing
+    if word == "add":
+        summed = len(head) > 2 and head[0].isdigit() and head[1] in _SUMMED and head[2].isdigit()
+        return None if summed or "numbers" in head[:3] else "create"
     if word == "log":
         return "log" if nxt in ("in", "into", "out", "on", "off") else "create"
     return "switch" if nxt == "to" else "update"  # switch
