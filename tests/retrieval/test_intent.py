@@ -6,11 +6,9 @@ from votr_mcp.retrieval.intent import (
     is_identifier,
     is_question,
     named_tools,
-    names_object,
     opens_new,
     reads_first,
     request_action,
-    request_object,
     request_words,
     text_actions,
     unwritten_verb,
@@ -18,6 +16,7 @@ from votr_mcp.retrieval.intent import (
     without_quotes,
     written_whole,
 )
+from votr_mcp.retrieval.request_object import names_object, request_object
 from votr_mcp.retrieval.rerank import QueryView
 from votr_mcp.retrieval.values import request_values, taken_values
 

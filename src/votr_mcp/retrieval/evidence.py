@@ -24,7 +24,7 @@ channels, each feature oriented so that more means "a tool fits":
   only spreadsheet tools delete, and they delete sheets and notes), else 1. Reading is checked by
   its action only: a search tool says "products", not every product one looks for. A word the
   request joins from a tool's word names it too ("the homepage" is a page, "a spreadsheet" a sheet:
-  intent.names_object);
+  request_object.names_object);
 - ``unlike_chat``: one minus the request's best cosine with the shipped requests no tool serves
   (null_requests.txt): everyday chat reads like chat in any catalog and any of USE's languages;
 - ``tool_request``: the log-odds that the request asks to act at all rather than to talk
@@ -49,7 +49,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from votr_mcp.retrieval.fusion import Fused
-from votr_mcp.retrieval.intent import names_object
+from votr_mcp.retrieval.request_object import names_object
 from votr_mcp.retrieval.rerank import QueryView, ToolView
 
 __all__ = ["EVIDENCE", "evidence", "no_evidence"]

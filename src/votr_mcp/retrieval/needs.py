@@ -10,9 +10,9 @@ from votr_mcp.retrieval.intent import (
     SYNONYMS,
     action_word,
     lead_at,
-    object_words,
     request_words,
 )
+from votr_mcp.retrieval.request_object import object_words
 from votr_mcp.retrieval.values import first_reference, request_values
 
 __all__ = ["and_halves", "split_needs"]

@@ -64,7 +64,6 @@ from votr_mcp.retrieval.intent import (
     lead_at,
     reads_first,
     request_action,
-    request_object,
     request_words,
     text_actions,
     verb_words,
@@ -73,6 +72,7 @@ from votr_mcp.retrieval.intent import (
     written_whole,
 )
 from votr_mcp.retrieval.language import is_english
+from votr_mcp.retrieval.request_object import request_object
 from votr_mcp.retrieval.values import taken_values, values_taken
 from votr_mcp.settings import describe
 
@@ -157,7 +157,7 @@ class QueryView:
     actions: frozenset[str]
     bulk: int
     verb: str | None = None  # the action of the request's leading verb (intent.request_action)
-    objects: frozenset[str] = frozenset()  # the stemmed words of what that verb acts on (intent.request_object)
+    objects: frozenset[str] = frozenset()  # the stemmed words of what that verb acts on (request_object.request_object)
     values: frozenset[str] = frozenset()  # the kinds of value it gives (values.request_values)
 
     @classmethod

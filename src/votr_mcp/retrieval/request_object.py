@@ -1,0 +1,96 @@
+"""What a request's leading verb acts on, read from its words ("zip the reports folder for me" ->
+{report, folder}), and whether a tool's words name it: the object check of abstention's evidence
+(retrieval/evidence.py) and of the rerank (retrieval/rerank.py), and the thing a need refers back to
+(retrieval/needs.py). The verb itself is read in retrieval/intent.py."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Sequence
+
+from votr_mcp.index.tokenize import STOPWORDS, stem
+from votr_mcp.retrieval.intent import action_word, lead_at, request_words, without_quotes
+from votr_mcp.retrieval.values import values_taken
+
+__all__ = ["names_object", "object_words", "request_object"]
+
+
+# Words that end the object of a request's verb ("zip the reports folder | into ...") or belong to no object.
+_OBJECT_END = frozenset({"for", "in", "from", "to", "into", "onto", "on", "at", "with", "by", "so", "because", "and",
+                         "then", "that", "which", "before", "after", "as", "without", "about", "of", "if", "when"})
+_NOT_OBJECT = frozenset({"a", "an", "the", "my", "our", "your", "this", "these", "those", "some", "any", "all", "every",
+                         "each", "its", "their", "his", "her", "me", "us", "it", "them", "up", "down", "out", "off",
+                         "everything", "anything", "something", "everyone", "anyone", "someone", "stuff", "thing",
+                         "things"})
+_OBJECT_WORDS = 3
+
+
+def request_object(text: str, without_values: str | None = None) -> frozenset[str]:
+    """The stemmed words of what the request's leading verb acts on ("zip the reports folder for me" ->
+    {report, folder}): up to three content words after the verb, before the first preposition, names
+    and the values and titles it hands over left out ("delete the file old_notes.txt" -> {file}, not
+    notes; "create a task 'Update pricing page'" -> {task}).
+    Empty when the request does not lead with a verb. ``without_values``: the text with its values
+    taken out (values.values_taken), when the caller has it."""
+    rest = values_taken(text)[1] if without_values is None else without_values
+    return frozenset(stem(w) for w in object_words(request_words(without_quotes(rest)), _names(text)))
+
+
+_PART = 4  # the shortest word a longer one is read as built from ("page" in "homepage")
+
+
+def names_object(objects: Collection[str], words: Collection[str]) -> bool:
+    """Whether a tool's stemmed ``words`` name what a request acts on (``objects``, from
+    :func:`request_object`): a word in common, or an object word built on one of the tool's words
+    of at least :data:`_PART` letters ("homepage" on page, "spreadsheet" on sheet, "filename" on file)."""
+    if not objects or not words:
+        return False
+    if set(objects).intersection(words):
+        return True
+    return any(len(o) > len(w) >= _PART and (o.endswith(w) or o.startswith(w)) for o in objects for w in words)
+
+
+def object_words(words: Sequence[str], skip: Collection[str] = ()) -> list[str]:
+    """What a request's leading verb acts on, as words in order (``words``: its :func:`request_words`):
+    up to three content words after the verb, before the first preposition, none of ``skip``."""
+    verb_at = lead_at(words)
+    if verb_at is None or action_word(words[verb_at]) is None:
+        return []
+    out: list[str] = []
+    after = words[verb_at + 1 : verb_at + 12]
+    for at, word in enumerate(after):
+        if not out and _opens_clause(word, after[at + 1 : at + 2], skip):
+            return []  # "remember that Alice works at Acme", "forget everything you know about X": no thing named
+        if word in _OBJECT_END:
+            if out:
+                break
+            continue
+        if word in _NOT_OBJECT or word in STOPWORDS or word.isdigit() or word in skip:
+            continue
+        out.append(word)
+        if len(out) == _OBJECT_WORDS:
+            break
+    return out
+
+
+# What a verb takes when its object is a statement or is left open, not a kind of thing.
+_UNSAID = frozenset({"everything", "anything", "something", "stuff", "things"})
+
+
+def _opens_clause(word: str, next_word: Sequence[str], names: Collection[str]) -> bool:
+    """Whether ``word``, the first after the verb, opens a statement ("that Alice works at Acme") or
+    leaves the thing open ("everything you know"), where "that file" names one."""
+    if word in _UNSAID:
+        return True
+    return word == "that" and (not next_word or next_word[0] in STOPWORDS or next_word[0] in _NOT_OBJECT
+                               or next_word[0] in names)
+
+
+_CAPITALISED = re.compile(r"\b[A-Z][a-z]+\b")
+
+
+def _names(text: str) -> frozenset[str]:
+    """Words a request writes capitalised within a sentence ("forget what you know about Bob"): names
+    of people, places and products, which no tool's text says, so they are no kind of object."""
+    return frozenset(m.group().lower() for m in _CAPITALISED.finditer(text)
+                     if m.start() > 0 and text[:m.start()].rstrip()[-1:] not in ".!?:\n")
