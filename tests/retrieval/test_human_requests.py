@@ -87,6 +87,17 @@ def test_a_near_miss_for_another_thing_is_seen_when_the_tools_with_that_action_n
     assert other["object_supported"] == 0.0 and sheet["object_supported"] == 1.0
 
 
+def test_a_specific_operation_done_to_another_kind_of_thing_is_not_the_one_asked(registry):
+    # The spreadsheet server merges cells and copies sheets; nothing here merges branches or copies files.
+    for request in ("merge the feature branch into main", "copy report.pdf into the backup folder"):
+        result = registry.search(request)
+        assert result.evidence["action_supported"] == 0.0 and result.abstained, [h.call_name for h in result.hits]
+    for request, tool in (("merge cells A1:B2 on the Summary sheet of report.xlsx", "excel__merge_cells"),
+                          ("copy the Summary sheet of report.xlsx into a new sheet", "excel__copy_sheet")):
+        result = registry.search(request)
+        assert result.evidence["action_supported"] == 1.0 and result.hits[0].call_name == tool
+
+
 def test_what_a_request_looks_for_is_no_object_check(registry):
     # A search tool says what kind of thing it finds, not every thing one looks for.
     assert registry.search("find my old tax receipts from 2019").evidence["object_supported"] == 1.0

@@ -10,6 +10,7 @@ from votr_mcp.retrieval.intent import (
     reads_first,
     request_action,
     request_words,
+    specific_operations,
     text_actions,
     unwritten_verb,
     verb_words,
@@ -115,6 +116,40 @@ def test_a_verb_whose_sense_turns_on_what_follows_reads_by_it(text, action):
 ])
 def test_what_follows_the_or_a_is_a_thing_not_the_verb_a_request_leads_with(text):
     assert request_action(text) is None
+
+
+@pytest.mark.parametrize(("text", "action"), [
+    ("I run a small shop; monthly revenue is in B2:B13 of shop.xlsx", None),  # the speaker says what they do
+    ("I'm new to Notion, walk me through it", None),
+    ("I just read an article on fusion, can you find more like it?", None),
+    ("I want to run scripts/cleanup.py", "run"),  # asked for
+    ("can I delete old.log?", "delete"),
+    ("permanently delete Trello card 65a1f0c2e4b7", "delete"),  # how, then what
+    ("Leave a comment on issue ENG-142 saying it shipped", "send"),
+    ("compare the two research papers 2001.23456 and 2002.34567", None),  # the agent compares what tools read
+])
+def test_the_verb_a_request_leads_with_is_asked_for_not_told(text, action):
+    assert request_action(text) == action
+
+
+def test_a_specific_operation_said_anywhere_is_one_of_the_requests_actions_when_it_names_any():
+    assert specific_operations(["create", "a", "refund", "for", "the", "charge"]) == {"refund"}
+    refund = QueryView.of("Create a refund for the charge ch_123 for the full amount")
+    assert {"create", "refund"} <= refund.actions  # a tool named refund_charge does what it asks
+    # With no action of its own read, a specific word alone makes none: no tool's action conflicts with it.
+    assert QueryView.of("use the fetch tool to pull https://httpbin.org/json").actions == frozenset()
+
+
+def test_a_tool_does_a_request_to_read_by_extracting_or_by_the_verb_it_was_read_from():
+    from votr_mcp.retrieval.rerank import ToolView
+
+    summarize = QueryView.of("summarize each of these articles: https://a.example/1 https://b.example/2")
+    assert summarize.verb == "read" and summarize.digest == "summarize"
+    assert summarize.done_by(ToolView.of("summarize_multiple_urls", "web", "Give a summary of several web pages"))
+    assert not summarize.done_by(ToolView.of("send_email", "mail", "Send an email to a recipient"))
+    pull = QueryView.of("pull the name and price from these pages: shop.io/p/1 shop.io/p/2")
+    assert pull.verb == "read" and pull.done_by(ToolView.of("extract_data", "web", "Extract structured data from pages"))
+    assert not QueryView.of("hello there").done_by(ToolView.of("get_weather", "weather", "Current weather"))
 
 
 def test_an_english_word_a_name_is_built_on_is_no_verb_in_a_request_in_another_language():

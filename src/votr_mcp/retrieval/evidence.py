@@ -18,7 +18,8 @@ channels, each feature oriented so that more means "a tool fits":
 - ``action_supported``: 0 when the request leads with a verb ("delete the file old.log", "push my
   commits") and none of the first five tools says it does that (in its name or the first sentence
   of its description), else 1: the mark of a near-miss, where the domain matches and the action
-  does not;
+  does not. A specific operation (intent.LITERAL_OPERATIONS: merge, copy, book…) counts as done
+  only by a tool that also names what it acts on ("merge the feature branch" where only cells merge: 0);
 - ``object_supported``: 0 when such a verb changes something (delete, send, create, ...) and none of
   the first five tools that do it says what the request acts on ("delete the file old.log" where
   only spreadsheet tools delete, and they delete sheets and notes), else 1. Reading is checked by
@@ -49,6 +50,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from votr_mcp.retrieval.fusion import Fused
+from votr_mcp.retrieval.intent import LITERAL_OPERATIONS
 from votr_mcp.retrieval.request_object import names_object
 from votr_mcp.retrieval.rerank import QueryView, ToolView
 
@@ -91,9 +93,13 @@ def evidence(f: Fused, order: NDArray[np.intp], query: QueryView, views: Sequenc
     tool = views[first]
     conflict = bool(query.actions) and tool.action is not None and tool.action not in query.actions
     head = [views[int(i)] for i in order[:SUPPORT_DEPTH]]
-    supported = query.verb is None or any(query.verb in v.does for v in head)
+    # A specific operation (merge, copy, book…) done to another kind of thing is not the one asked:
+    # merging cells merges no branch, booking a table books no flat.
+    specific = query.verb in LITERAL_OPERATIONS and bool(query.objects)
+    supported = query.verb is None or any(
+        query.done_by(v) and (not specific or names_object(query.objects, v.words)) for v in head)
     object_supported = query.verb in (None, "read") or not query.objects or any(
-        query.verb in v.does and names_object(query.objects, v.words) for v in head)
+        query.done_by(v) and names_object(query.objects, v.words) for v in head)
     return {
         "top_cosine": top,
         "mean_cosine_10": float(ranked_cos[:10].mean()),

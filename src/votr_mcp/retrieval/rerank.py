@@ -65,6 +65,7 @@ from votr_mcp.retrieval.intent import (
     reads_first,
     request_action,
     request_words,
+    specific_operations,
     text_actions,
     verb_words,
     without_quotes,
@@ -159,6 +160,7 @@ class QueryView:
     verb: str | None = None  # the action of the request's leading verb (intent.request_action)
     objects: frozenset[str] = frozenset()  # the stemmed words of what that verb acts on (request_object.request_object)
     values: frozenset[str] = frozenset()  # the kinds of value it gives (values.request_values)
+    digest: str = ""  # the verb read as "read" first ("summarize" in "summarize https://…"), else ""
 
     @classmethod
     def of(cls, text: str, tokens: Sequence[str] | None = None) -> QueryView:
@@ -177,16 +179,32 @@ class QueryView:
             verb = None  # "SwitchBotの湿度は？": the English word a name is built on is no verb (intent.written_whole)
         classes = (class_at(asked, i) for i in range(len(asked)))
         actions = frozenset(a for a in classes if a is not None) | ({verb} if verb else set())
+        if actions:  # and a tool named by a specific operation the request says anywhere does one of them
+            actions |= specific_operations(words)
         if verb is None and is_question(text, words):
             first, actions = "read", frozenset({"read"})  # a question asks to be told (intent.is_question)
         values, without_values = values_taken(text)
+        digest = ""
         if verb is not None and reads_first(words, values):
             verb, actions = "read", actions | {"read"}  # "summarize https://…" needs the page read (intent.reads_first)
+            digest = words[lead_at(words) or 0]
         objects = request_object(text, without_values)
         if verb is not None and "path" in values:
             objects |= {"file", "path"}  # "stage a.py": the file names are taken out of the object, a file is it
         return cls(frozenset(tokens if tokens is not None else content_tokens(text)), f" {' '.join(words)} ",
-                   first, actions, query_bulk(text), verb, objects, values)
+                   first, actions, query_bulk(text), verb, objects, values, digest)
+
+    def done_by(self, tool: ToolView) -> bool:
+        """Whether ``tool`` says it does what the request's leading verb asks: that action, or, for a
+        request to read, extracting (what "pull the prices from these pages" reads is extracted), or
+        the verb the request was read from ("summarize these articles: https://…" reads them, and a
+        tool that summarizes pages reads them too; its word in any form: summary, summarise)."""
+        if self.verb is None:
+            return False
+        if self.verb in tool.does or (self.verb == "read" and "extract" in tool.does):
+            return True
+        root = self.digest[:6]
+        return len(root) == 6 and any(word.startswith(root) for word in tool.words)
 
 
 @dataclass(frozen=True, slots=True)
@@ -248,7 +266,7 @@ def head_features(query: QueryView, tools: Sequence[ToolView], bulk: NDArray[np.
     if query.values:
         x[:, 15] = [len(query.values & tool.takes) / len(query.values) for tool in tools]
     if query.verb is not None:
-        x[:, 16] = [1.0 if query.verb in tool.does else 0.0 for tool in tools]
+        x[:, 16] = [1.0 if query.done_by(tool) else 0.0 for tool in tools]
     return x
 
 
