@@ -100,7 +100,7 @@ def test_to_make_a_thing_already_there_something_is_to_change_it(text, action):
     ("put a dentist appointment in my calendar", "create"), ("put my promo code into the coupon field", None),
     # start: a new thing, an -ing verb's own action, or running what follows
     ("start a new thread in the help forum", "create"), ("I want to start logging gym sessions", "create"),
-    ("start flossing every day", None), ("start the dev server", "run"),
+    ("start flossing every day", None), ("start the dev server", "run"), ("start a basic network scan of 10.0.5.12", "run"),
     ("log a bug in Fibery: export crashes", "create"), ("log in to the admin panel", "log"),
     ("switch these 8 browser profiles to the new proxy", "update"), ("switch to the develop branch", "switch"),
     ("add two numbers together", None), ("add 5 and 7 using the test server", None), ("add a sheet called Q3", "create"),
@@ -150,6 +150,11 @@ def test_a_tool_does_a_request_to_read_by_extracting_or_by_the_verb_it_was_read_
     pull = QueryView.of("pull the name and price from these pages: shop.io/p/1 shop.io/p/2")
     assert pull.verb == "read" and pull.done_by(ToolView.of("extract_data", "web", "Extract structured data from pages"))
     assert not QueryView.of("hello there").done_by(ToolView.of("get_weather", "weather", "Current weather"))
+    assert not QueryView.of("把这段话翻译成日语：我们下周一开会").begun  # a verb read in another language, no English words
+    begun = QueryView.of("start a conversation with the support bot")  # runs or creates it
+    assert begun.verb == "run" and begun.done_by(ToolView.of("create_conversation", "chat", "Create a conversation"))
+    assert begun.done_by(ToolView.of("start_session", "chat", "Start a chat session"))
+    assert not QueryView.of("run the nightly job").done_by(ToolView.of("create_job", "ci", "Create a job"))
 
 
 def test_an_english_word_a_name_is_built_on_is_no_verb_in_a_request_in_another_language():

@@ -87,7 +87,8 @@ _PHRASAL: dict[tuple[str, ...], str] = {
     ("shut", "down"): "shutdown", ("send", "over"): "send", ("hand", "over"): "send",
     ("go", "through"): "read", ("look", "through"): "read", ("read", "through"): "read", ("go", "over"): "read",
     ("look", "at"): "view", ("add", "up"): "calculate", ("work", "out"): "calculate", ("figure", "out"): "find",
-    ("leave", "a", "comment"): "comment", ("kick", "off"): "start", ("sum", "up"): "summarize", ("keep", "in", "mind"): "remember", ("tick", "off"): "mark", ("check", "off"): "mark",
+    ("sum", "up"): "summarize", ("keep", "in", "mind"): "remember", ("tick", "off"): "mark", ("check", "off"): "mark",
+    ("leave", "a", "comment"): "comment", ("kick", "off"): "start",
     # A verb said not to be done is not the one meant: "don't forget that Tom owes me 20" remembers it.
     ("don", "t", "forget"): "remember", ("do", "not", "forget"): "remember", ("dont", "forget"): "remember",
 }
@@ -292,7 +293,9 @@ def context_action(word: str, after: Sequence[str]) -> str | None:
       a dentist appointment in my calendar"); "drop the table" deletes, and "put my code into the
       coupon field" names no one action (typing, moving, setting);
     - start: a new thing is created ("start a new thread"), "start logging my runs" does what its
-      -ing verb says (nothing, for "start flossing"), and "start the server" runs it;
+      -ing verb says (nothing, for "start flossing"), and "start the server" or "start a scan" runs
+      it (of the requests in our sets and the shared benchmarks that lead with "start a …", the
+      gold tool runs in 16 and creates in 4; with "start a new …", it creates in 11 and runs in 2);
     - log: "log a bug", "log today's workout" record it; "log in" is its own;
     - switch: "switch to develop" is git's; "switch these profiles to the new proxy" changes them;
     - add: numbers summed ("add 5 and 7", "add two numbers together") name no action of a tool's (a
@@ -306,8 +309,8 @@ def context_action(word: str, after: Sequence[str]) -> str | None:
     if word == "put":
         return "create" if nxt in _NEW else None
     if word == "start":
-        if nxt in _NEW:
-            return "create"
+        if {"new", "another"}.intersection(head[:2]):
+            return "create"  # "start a new thread"; "start a scan" runs one, as start_scan does
         if not nxt.endswith("ing"):
             return "run"
         doing = _gerund_action(nxt)

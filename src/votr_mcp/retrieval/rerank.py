@@ -161,6 +161,7 @@ class QueryView:
     objects: frozenset[str] = frozenset()  # the stemmed words of what that verb acts on (request_object.request_object)
     values: frozenset[str] = frozenset()  # the kinds of value it gives (values.request_values)
     digest: str = ""  # the verb read as "read" first ("summarize" in "summarize https://…"), else ""
+    begun: bool = False  # it leads with "start" and something to run: a tool that creates it starts it too
 
     @classmethod
     def of(cls, text: str, tokens: Sequence[str] | None = None) -> QueryView:
@@ -185,23 +186,28 @@ class QueryView:
             first, actions = "read", frozenset({"read"})  # a question asks to be told (intent.is_question)
         values, without_values = values_taken(text)
         digest = ""
+        lead = lead_at(words)
+        begun = verb == "run" and lead is not None and words[lead] == "start"  # "start a scan", "start a conversation"
         if verb is not None and reads_first(words, values):
             verb, actions = "read", actions | {"read"}  # "summarize https://…" needs the page read (intent.reads_first)
-            digest = words[lead_at(words) or 0]
+            digest = words[lead or 0]
         objects = request_object(text, without_values)
         if verb is not None and "path" in values:
             objects |= {"file", "path"}  # "stage a.py": the file names are taken out of the object, a file is it
         return cls(frozenset(tokens if tokens is not None else content_tokens(text)), f" {' '.join(words)} ",
-                   first, actions, query_bulk(text), verb, objects, values, digest)
+                   first, actions, query_bulk(text), verb, objects, values, digest, begun)
 
     def done_by(self, tool: ToolView) -> bool:
-        """Whether ``tool`` says it does what the request's leading verb asks: that action, or, for a
-        request to read, extracting (what "pull the prices from these pages" reads is extracted), or
-        the verb the request was read from ("summarize these articles: https://…" reads them, and a
-        tool that summarizes pages reads them too; its word in any form: summary, summarise)."""
+        """Whether ``tool`` says it does what the request's leading verb asks: that action (to start
+        a thing, running or creating it: start_scan, create_thread), or, for a request to read,
+        extracting (what "pull the prices from these pages" reads is extracted) or the verb the
+        request was read from ("summarize these articles: https://…" reads them, and a tool that
+        summarizes pages reads them too; its word in any form: summary, summarise)."""
         if self.verb is None:
             return False
-        if self.verb in tool.does or (self.verb == "read" and "extract" in tool.does):
+        if self.verb in tool.does:
+            return True
+        if (self.verb == "read" and "extract" in tool.does) or (self.begun and "create" in tool.does):
             return True
         root = self.digest[:6]
         return len(root) == 6 and any(word.startswith(root) for word in tool.words)
