@@ -140,7 +140,7 @@ def test_a_specific_operation_said_anywhere_is_one_of_the_requests_actions_when_
     assert QueryView.of("use the fetch tool to pull https://httpbin.org/json").actions == frozenset()
 
 
-def test_a_tool_does_a_request_to_read_by_extracting_or_by_the_verb_it_was_read_from():
+def test_a_tool_does_a_request_to_read_by_extracting_or_by_its_digest_verb_and_one_to_start_by_creating():
     from votr_mcp.retrieval.rerank import ToolView
 
     summarize = QueryView.of("summarize each of these articles: https://a.example/1 https://b.example/2")
