@@ -96,10 +96,10 @@ def evidence(f: Fused, order: NDArray[np.intp], query: QueryView, views: Sequenc
     # A specific operation (merge, copy, book…) done to another kind of thing is not the one asked:
     # merging cells merges no branch, booking a table books no flat.
     specific = query.verb in LITERAL_OPERATIONS and bool(query.objects)
-    supported = query.verb is None or any(
-        query.done_by(v) and (not specific or names_object(query.objects, v.words)) for v in head)
+    doing = [v for v in head if query.done_by(v)]  # the head tools that say they do the verb
+    supported = query.verb is None or any(not specific or names_object(query.objects, v.words) for v in doing)
     object_supported = query.verb in (None, "read") or not query.objects or any(
-        query.done_by(v) and names_object(query.objects, v.words) for v in head)
+        names_object(query.objects, v.words) for v in doing)
     return {
         "top_cosine": top,
         "mean_cosine_10": float(ranked_cos[:10].mean()),

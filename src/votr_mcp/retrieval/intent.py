@@ -279,7 +279,8 @@ _GIT_THINGS = frozenset({"origin", "upstream", "remote", "branch", "branches", "
                          "changes", "commit", "commits", "tag", "tags", "repo", "repos", "repository", "code", "work",
                          "latest", "head", "it", "everything", "edits", "modifications", "local", "rebase", "force"})
 _OUTSIDE_GIT = {"pull": "read", "push": None, "stash": "create"}
-_NEW = frozenset({"a", "an", "new", "another"})
+_FRESH = frozenset({"new", "another"})
+_NEW = frozenset({"a", "an", *_FRESH})
 _BY_CONTEXT = frozenset({*_OUTSIDE_GIT, "drop", "start", "put", "log", "switch", "add"})
 _SUMMED = frozenset({"and", "to", "plus"})
 
@@ -309,7 +310,7 @@ def context_action(word: str, after: Sequence[str]) -> str | None:
     if word == "put":
         return "create" if nxt in _NEW else None
     if word == "start":
-        if {"new", "another"}.intersection(head[:2]):
+        if _FRESH.intersection(head[:2]):
             return "create"  # "start a new thread"; "start a scan" runs one, as start_scan does
         if not nxt.endswith("ing"):
             return "run"

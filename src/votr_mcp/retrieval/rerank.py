@@ -167,6 +167,7 @@ class QueryView:
     def of(cls, text: str, tokens: Sequence[str] | None = None) -> QueryView:
         """``tokens``: the text's :func:`tokenize` tokens when the caller has them already."""
         words = request_words(text)
+        lead = lead_at(words)
         verb = request_action(text, words)
         # "create tasks 'review spec' and 'ship it' in the Launch list" reviews, ships, launches and lists nothing
         asked = verb_words(request_words(without_quotes(text)))
@@ -176,7 +177,7 @@ class QueryView:
         said = foreign_verb(text) if verb is None or not english else None
         if said is not None:
             verb = first = action_word(said)
-        elif verb is not None and not english and not written_whole(text, words[lead_at(words) or 0]):
+        elif verb is not None and lead is not None and not english and not written_whole(text, words[lead]):
             verb = None  # "SwitchBotの湿度は？": the English word a name is built on is no verb (intent.written_whole)
         classes = (class_at(asked, i) for i in range(len(asked)))
         actions = frozenset(a for a in classes if a is not None) | ({verb} if verb else set())
@@ -185,12 +186,12 @@ class QueryView:
         if verb is None and is_question(text, words):
             first, actions = "read", frozenset({"read"})  # a question asks to be told (intent.is_question)
         values, without_values = values_taken(text)
+        said_first = words[lead] if lead is not None else ""  # the leading word as said
+        begun = verb == "run" and said_first == "start"  # "start a scan", "start a conversation"
         digest = ""
-        lead = lead_at(words)
-        begun = verb == "run" and lead is not None and words[lead] == "start"  # "start a scan", "start a conversation"
         if verb is not None and reads_first(words, values):
             verb, actions = "read", actions | {"read"}  # "summarize https://…" needs the page read (intent.reads_first)
-            digest = words[lead or 0]
+            digest = said_first
         objects = request_object(text, without_values)
         if verb is not None and "path" in values:
             objects |= {"file", "path"}  # "stage a.py": the file names are taken out of the object, a file is it
