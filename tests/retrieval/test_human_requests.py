@@ -250,3 +250,13 @@ def test_two_requests_joined_by_a_bare_and_are_two_needs_when_their_tools_differ
     # One tool named twice, or a second half no tool serves, stays one request.
     for request in ("read report.txt and show me its contents", "list the files in my home folder and explain recursion to me"):
         assert registry.search(request).needs == (), [n.text for n in registry.search(request).needs]
+
+
+def test_an_order_for_a_service_the_catalog_lacks_is_refused_and_a_page_of_it_is_not(registry):
+    # Nothing in the registry is WhatsApp or Google Calendar (retrieval/services.py); both were
+    # answered, at low confidence, by the time and spreadsheet tools before the evidence read them.
+    for request in ("WhatsApp Ana that the train is late", "add lunch with Sam to my Google Calendar tomorrow at 1"):
+        result = registry.search(request)
+        assert result.evidence["service_offered"] == 0.0 and result.abstained, [h.call_name for h in result.hits]
+    page = registry.search("take a screenshot of the Spotify homepage")  # the service's page, not its account
+    assert page.evidence["service_offered"] == 1.0 and page.hits[0].call_name == "playwright__browser_take_screenshot"

@@ -64,6 +64,16 @@ class BM25Index:
         self.vocab = vocab
         self.n_docs = n
 
+    def together(self, terms: Sequence[str]) -> bool:
+        """Whether some document has every one of ``terms`` (False for none)."""
+        if not terms or any(t not in self.vocab for t in terms):
+            return False
+        postings = [self._weights[:, self.vocab[t]].indices for t in terms]
+        found = postings[0]
+        for p in postings[1:]:
+            found = np.intersect1d(found, p, assume_unique=True)
+        return len(found) > 0
+
     def scores(self, query_tokens: Sequence[str]) -> NDArray[np.float64]:
         """BM25 score of every document; repeated query tokens count again, as in rank_bm25."""
         # CSC columns are postings lists: summing the query's beats scipy's fancy column slicing ~10x.

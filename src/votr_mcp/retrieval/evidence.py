@@ -40,6 +40,9 @@ channels, each feature oriented so that more means "a tool fits":
   where no tool says it explains (and "explain https://…" reads the page: intent.reads_first).
   Booking counts where a tool books or reserves, or names what is booked ("book a flight to Paris"
   on a catalog with no travel tool: 0).
+- ``service_offered``: 0 when the request names a well-known service where it acts and no tool
+  names it ("play my Discover Weekly on Spotify" where a media tool plays, but nothing is Spotify:
+  services.py), else 1.
 """
 
 from __future__ import annotations
@@ -58,7 +61,7 @@ __all__ = ["EVIDENCE", "evidence", "no_evidence"]
 
 EVIDENCE = ("top_cosine", "mean_cosine_10", "top_minilm", "top_use", "cosine_z", "splade_top", "agreement",
             "action_fit", "action_supported", "object_supported", "server_supported", "unlike_chat", "tool_request",
-            "verb_offered")
+            "verb_offered", "service_offered")
 SUPPORT_DEPTH = 5  # how many of the first ranked tools may show the request's action
 
 
@@ -69,7 +72,8 @@ def no_evidence() -> dict[str, float]:
 
 def evidence(f: Fused, order: NDArray[np.intp], query: QueryView, views: Sequence[ToolView],
              splade_norms: NDArray[np.float64] | None, chat_similarity: float = 0.0,
-             tool_request: float = 0.0, verb_offered: bool = True, server_supported: bool = True) -> dict[str, float]:
+             tool_request: float = 0.0, verb_offered: bool = True, server_supported: bool = True,
+             service_offered: bool = True) -> dict[str, float]:
     """The features of :data:`EVIDENCE` for one query's ranked list ``order`` (catalog positions)."""
     if len(order) == 0:
         return no_evidence()
@@ -115,4 +119,5 @@ def evidence(f: Fused, order: NDArray[np.intp], query: QueryView, views: Sequenc
         "unlike_chat": 1.0 - chat_similarity,
         "tool_request": tool_request,
         "verb_offered": 1.0 if verb_offered else 0.0,
+        "service_offered": 1.0 if service_offered else 0.0,
     }

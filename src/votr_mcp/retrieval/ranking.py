@@ -19,6 +19,7 @@ from votr_mcp.retrieval.fusion import Fused, fuse, fused_head, sparse_queries
 from votr_mcp.retrieval.intent import LITERAL_OPERATIONS, OFFERED_BY_OBJECT, verb_forms
 from votr_mcp.retrieval.language import is_english
 from votr_mcp.retrieval.rerank import GROUPS, QueryView, head_features
+from votr_mcp.retrieval.services import service_offered
 
 if TYPE_CHECKING:
     from votr_mcp.catalog.models import Catalog
@@ -165,5 +166,6 @@ class TextRanker:
             ranked_scores = np.r_[ranked_scores[:1], ranked_scores][: len(ranked)]
         found = evidence(self._unadapted(f, scored, vec, ranked), ranked, view, self._features.views, self._splade_norms,
                          self._chat_similarity(text, vec), self._tool_request(vec), self._verb_offered(text, view),
-                         self._features.servers.supports(text, view)) if vec is not None else {}
+                         self._features.servers.supports(text, view),
+                         service_offered(text, view.verb, self._lexical.bm25.together)) if vec is not None else {}
         return Ranking(ranked, ranked_scores, f.cosine[ranked], f.lexical[ranked], found)
