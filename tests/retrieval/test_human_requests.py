@@ -53,9 +53,9 @@ def test_a_near_miss_is_seen_when_no_listed_tool_does_the_action_asked(registry)
 
 def test_a_request_no_listed_tool_does_is_refused_when_it_clears_the_bar_only_narrowly(registry):
     # The filesystem server moves files but copies none; the spreadsheet tools copy sheets and ranges.
-    copy = registry.search("copy the notes folder into backup")
+    copy = registry.search("copy notes.txt to notes_backup.txt")
     assert copy.abstained and copy.reason.startswith("no tool here does what it asks"), [h.call_name for h in copy.hits]
-    assert registry.with_config(RetrievalConfig(action_gate=False)).search("copy the notes folder into backup").hits
+    assert registry.with_config(RetrievalConfig(action_gate=False)).search("copy notes.txt to notes_backup.txt").hits
     move = registry.search("move report.pdf into the backup folder")
     assert move.hits[0].call_name == "filesystem__move_file"
 

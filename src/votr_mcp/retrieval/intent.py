@@ -22,7 +22,7 @@ _WORD = re.compile(r"[a-z0-9]+")
 # (does the tool name's action match the request's).
 ACTIONS: dict[str, tuple[str, ...]] = {
     "create": ("create", "add", "new", "make", "insert", "write", "generate", "build", "register", "upload",
-               "save", "put", "append", "compose", "draft", "schedule", "record", "remember", "memorize",
+               "save", "put", "append", "compose", "draft", "record", "remember", "memorize",
                "store", "import", "raise"),
     "read": ("get", "retrieve", "fetch", "read", "show", "view", "describe", "list", "find", "search", "query",
              "lookup", "look", "check", "display", "see", "browse", "download", "export", "inspect", "count"),
@@ -72,7 +72,9 @@ _LITERAL = frozenset({"merge", "push", "pull", "rebase", "stash", "clone", "tag"
                       "paraphrase", "rephrase", "reword",
                       # what one does to an account, a post or a payment, named by the tools that do it
                       "refund", "withdraw", "deposit", "unfollow", "mute", "unmute", "ban", "unban", "snooze", "pin",
-                      "unpin", "squash", "ping", "retweet", "repost", "upvote", "downvote", "unstar"})
+                      "unpin", "squash", "ping", "retweet", "repost", "upvote", "downvote", "unstar",
+                      # sending or running later, a feature of its own ("schedule the email for 8am")
+                      "schedule"})
 
 
 # Verbs of two or three words, as people say them, read as the one verb they mean ("get rid of the
@@ -141,7 +143,11 @@ def specific_operations(words: Sequence[str]) -> frozenset[str]:
     """The specific operations (:data:`_LITERAL`: push, refund, pin…) a request's words say anywhere,
     as verb or noun ("create a refund for the charge", "in the group, pin the message"): a tool named
     by one does what the request says, whatever its leading verb."""
-    return frozenset(w for w in words if w in _LITERAL)
+    return frozenset(w for w in words if w in _LITERAL and w not in _NOUNS_TOO)
+
+
+# Specific operations whose word is as often a thing ("on its schedule"): read only as the leading verb.
+_NOUNS_TOO = frozenset({"schedule"})
 
 
 def verb_forms(verb: str) -> frozenset[str]:
@@ -281,7 +287,12 @@ _GIT_THINGS = frozenset({"origin", "upstream", "remote", "branch", "branches", "
 _OUTSIDE_GIT = {"pull": "read", "push": None, "stash": "create"}
 _FRESH = frozenset({"new", "another"})
 _NEW = frozenset({"a", "an", *_FRESH})
-_BY_CONTEXT = frozenset({*_OUTSIDE_GIT, "drop", "start", "put", "log", "switch", "add"})
+_BY_CONTEXT = frozenset({*_OUTSIDE_GIT, "drop", "start", "put", "log", "switch", "add", "schedule"})
+# What is scheduled to be sent or run later ("schedule the newsletter for 8am", "schedule a nightly
+# backup"): anything else scheduled (a call, a photo shoot, my tasks) is created.
+_SENT_LATER = frozenset({"email", "emails", "gmail", "mail", "message", "messages", "post", "posts", "tweet", "tweets",
+                         "newsletter", "campaign", "broadcast", "sms", "text", "notification", "notifications",
+                         "backup", "backups", "job", "jobs", "build", "builds", "report", "reports", "export"})
 _SUMMED = frozenset({"and", "to", "plus"})
 
 
@@ -300,7 +311,10 @@ def context_action(word: str, after: Sequence[str]) -> str | None:
     - log: "log a bug", "log today's workout" record it; "log in" is its own;
     - switch: "switch to develop" is git's; "switch these profiles to the new proxy" changes them;
     - add: numbers summed ("add 5 and 7", "add two numbers together") name no action of a tool's (a
-      calculator computes, a sum tool "returns the sum"); anything else is created ("add 5 new members")."""
+      calculator computes, a sum tool "returns the sum"); anything else is created ("add 5 new members");
+    - schedule: a message, post or job is sent or run later, its own operation ("schedule the
+      newsletter for 8am", "schedule a nightly backup"), which a tool that only sends or runs now does
+      not do; anything else scheduled is created ("schedule a call with Dana on Friday")."""
     head = list(after[:5])
     nxt = head[0] if head else ""
     if word in _OUTSIDE_GIT:
@@ -321,6 +335,8 @@ def context_action(word: str, after: Sequence[str]) -> str | None:
         return None if summed or "numbers" in head[:3] else "create"
     if word == "log":
         return "log" if nxt in ("in", "into", "out", "on", "off") else "create"
+    if word == "schedule":
+        return "schedule" if _SENT_LATER.intersection(head) else "create"
     return "switch" if nxt == "to" else "update"  # switch
 
 
