@@ -38,6 +38,8 @@ def test_a_service_no_tool_names_is_not_offered_when_the_request_acts_there():
     assert not _offered(tools, "play the new Taylor Swift album on Spotify")
     assert not _offered(tools, "send a Slack message to #design saying the mockups are ready")
     assert not _offered(tools, "WhatsApp Ana that the train is late")
+    assert not _offered(tools, "get me an Uber to the station")  # the service itself asked for
+    assert _offered(tools, "find a Spotify playlist for running")  # a kind of thing, read: other evidence decides
     # Asking about a service, automating between services, or naming none: other evidence decides.
     assert _offered(tools, "is Dune part two streaming on Netflix yet?")
     assert _offered(tools, "whenever a PR is merged, post a note in our Slack channel")
