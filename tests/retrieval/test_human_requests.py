@@ -93,6 +93,7 @@ def test_a_specific_operation_done_to_another_kind_of_thing_is_not_the_one_asked
         result = registry.search(request)
         assert result.evidence["action_supported"] == 0.0 and result.abstained, [h.call_name for h in result.hits]
     for request, tool in (("merge cells A1:B2 on the Summary sheet of report.xlsx", "excel__merge_cells"),
+                          ("merge A1:D1 on the Summary sheet", "excel__merge_cells"),  # the range is the cells merged
                           ("copy the Summary sheet of report.xlsx into a new sheet", "excel__copy_sheet")):
         result = registry.search(request)
         assert result.evidence["action_supported"] == 1.0 and result.hits[0].call_name == tool

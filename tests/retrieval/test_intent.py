@@ -196,6 +196,8 @@ def test_verbs_of_workflow_tools_read_as_their_action(text, action):
     ("is 0x7a250d5630B4cF539739dF2C5dAcb4c659F2488D a contract or a wallet?", {"chain_address"}),
     ("is example-shop.de down for everyone?", {"url"}),
     ("what's 17.5% of 2,340?", set()),
+    ("merge A1:D1 on the Summary sheet", {"cells"}),  # a spreadsheet range
+    ("the client wants the Q3 numbers on A4 paper", set()),  # a lone cell-like word is no range
 ])
 def test_request_values_are_the_kinds_of_value_a_request_hands_over(text, kinds):
     assert request_values(text) == kinds
@@ -208,6 +210,7 @@ def test_taken_values_read_a_tools_parameter_names_and_descriptions():
     assert taken_values("domain The domain name to look up, e.g. example.com") == {"url"}  # a bare host reads as a site
     assert taken_values("cve_id CVE identifier") == {"cve"}
     assert taken_values("latitude Latitude longitude Longitude") == {"coordinates"}
+    assert taken_values("range Cell range, e.g. A1:C10") == {"cells"}
 
 
 @pytest.mark.parametrize("text,asks", [

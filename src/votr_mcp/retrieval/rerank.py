@@ -146,6 +146,7 @@ def action_of(words: Sequence[str]) -> str | None:
 
 
 _NOUN_FIRST = frozenset({"log"})
+_CELLS = frozenset(stem(w) for w in ("cell", "range"))  # what a spreadsheet range given as a value is
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,6 +196,8 @@ class QueryView:
         objects = request_object(text, without_values)
         if verb is not None and "path" in values:
             objects |= {"file", "path"}  # "stage a.py": the file names are taken out of the object, a file is it
+        if verb is not None and "cells" in values:
+            objects |= _CELLS  # "merge A1:D1": the range is taken out of the object, cells are it
         return cls(frozenset(tokens if tokens is not None else content_tokens(text)), f" {' '.join(words)} ",
                    first, actions, query_bulk(text), verb, objects, values, digest, begun)
 

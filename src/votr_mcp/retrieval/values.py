@@ -1,5 +1,5 @@
 """The values a request hands over (a URL, a path, an e-mail address, a clock time, an IP address, a
-CVE id, a phone number, coordinates, an on-chain address), which parameters take each kind, and
+CVE id, a phone number, coordinates, an on-chain address, a spreadsheet range), which parameters take each kind, and
 the bound on unbroken runs of characters every pattern over a request reads first."""
 
 from __future__ import annotations
@@ -29,6 +29,8 @@ _VALUES = {  # in this order: an address is read (and taken out) before its doma
     "coordinates": re.compile(r"-?\b\d{1,3}\.\d{2,}\s*,\s*-?\d{1,3}\.\d{2,}\b"),
     "phone": re.compile(r"\+\d[\d ().-]{6,}\d"),
     "time": re.compile(r"\b\d{1,2}:\d{2}\b|\b\d{1,2}\s?(?:am|pm)\b", re.IGNORECASE),
+    # A spreadsheet range ("A1:D1", "a2:f100"); a lone "A1" is as often a paper size or a quarter ("Q3").
+    "cells": re.compile(r"\b\$?[A-Z]{1,3}\$?\d{1,7}:\$?[A-Z]{1,3}\$?\d{1,7}\b", re.IGNORECASE),
 }
 _TAKES = {
     "url": frozenset({"url", "urls", "uri", "link", "links", "href", "endpoint", "website", "webpage",
@@ -41,12 +43,13 @@ _TAKES = {
     "chain_address": frozenset({"contract", "wallet", "address"}),
     "coordinates": frozenset({"latitude", "longitude", "lat", "lon", "lng", "coordinates", "coordinate", "coords"}),
     "phone": frozenset({"phone", "phones", "mobile", "telephone", "msisdn"}),
+    "cells": frozenset({"range", "ranges", "cell", "cells"}),
 }
 
 
 def request_values(text: str) -> frozenset[str]:
     """The kinds of value a request gives (url, email, path, time, ip, cve, phone, coordinates, chain
-    address): what its tool must take."""
+    address, cells): what its tool must take."""
     return values_taken(text)[0]
 
 
