@@ -2,24 +2,21 @@ import pytest
 
 from votr_mcp.retrieval.bulk import query_bulk
 from votr_mcp.retrieval.intent import (
-    asked_words,
-    is_identifier,
     is_question,
-    named_tools,
     opens_new,
     reads_first,
     request_action,
     request_words,
-    specific_operations,
     text_actions,
     unwritten_verb,
     verb_words,
-    without_quotes,
     written_whole,
 )
+from votr_mcp.retrieval.quoted import asked_words, is_identifier, named_tools, without_quotes
 from votr_mcp.retrieval.request_object import names_object, request_object
 from votr_mcp.retrieval.rerank import QueryView
 from votr_mcp.retrieval.values import request_values, taken_values
+from votr_mcp.retrieval.verbs import specific_operations
 
 
 @pytest.mark.parametrize(("words", "verbs"), [

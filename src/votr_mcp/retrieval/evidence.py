@@ -18,7 +18,7 @@ channels, each feature oriented so that more means "a tool fits":
 - ``action_supported``: 0 when the request leads with a verb ("delete the file old.log", "push my
   commits") and none of the first five tools says it does that (in its name or the first sentence
   of its description), else 1: the mark of a near-miss, where the domain matches and the action
-  does not. A specific operation (intent.LITERAL_OPERATIONS: merge, copy, book…) counts as done
+  does not. A specific operation (verbs.LITERAL_OPERATIONS: merge, copy, book…) counts as done
   only by a tool that also names what it acts on ("merge the feature branch" where only cells merge: 0);
 - ``object_supported``: 0 when such a verb changes something (delete, send, create, ...) and none of
   the first five tools that do it says what the request acts on ("delete the file old.log" where
@@ -34,7 +34,7 @@ channels, each feature oriented so that more means "a tool fits":
   (named.py) none of whose tools says it does that ("delete the Heroku app …" where Heroku's tools
   list and read), else 1;
 - ``verb_offered``: 0 when an English request leads with a specific operation (push, stash, rebase,
-  zip, print, ...: intent.LITERAL_OPERATIONS) that no tool of the whole catalog names anywhere in
+  zip, print, ...: verbs.LITERAL_OPERATIONS) that no tool of the whole catalog names anywhere in
   its texts, else 1: "push my commits to origin" where the git server only commits. Explaining,
   brainstorming and rewriting count as such operations: "explain recursion like I'm five" is chat
   where no tool says it explains (and "explain https://…" reads the page: intent.reads_first).
@@ -53,9 +53,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from votr_mcp.retrieval.fusion import Fused
-from votr_mcp.retrieval.intent import LITERAL_OPERATIONS
 from votr_mcp.retrieval.request_object import names_object
 from votr_mcp.retrieval.rerank import QueryView, ToolView
+from votr_mcp.retrieval.verbs import LITERAL_OPERATIONS
 
 __all__ = ["EVIDENCE", "evidence", "no_evidence"]
 

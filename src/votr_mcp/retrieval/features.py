@@ -15,8 +15,8 @@ from votr_mcp.catalog.models import Tool
 from votr_mcp.index.text import parameter_text
 from votr_mcp.retrieval.bulk import pair_bulk, query_bulk
 from votr_mcp.retrieval.config import RetrievalConfig
-from votr_mcp.retrieval.intent import is_identifier, named_tools
 from votr_mcp.retrieval.named import NamedServers
+from votr_mcp.retrieval.quoted import is_identifier, named_tools
 from votr_mcp.retrieval.rerank import ToolView
 
 __all__ = ["ToolFeatures", "ToolViews", "Ranking", "by_request", "replacements"]

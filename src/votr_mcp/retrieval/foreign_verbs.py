@@ -6,7 +6,7 @@ Chinese, Japanese or Korean named none, so "lösche die Datei" had no action: a 
 files scored as well as one that deletes, and a near-miss ("borra el archivo" where nothing
 deletes) was not seen as one. Verbs are a small closed class, so a table does it: each language's
 imperative, familiar and infinitive forms of the verbs people use with tools, mapped to the English
-verb whose action intent.action_word gives.
+verb whose action verbs.action_word gives.
 
 Words are read in Latin and Cyrillic script from the start of the request (past a few words of
 politeness or of wanting: "quiero ver …" reads "ver"), and only forms that are no English word are

@@ -23,8 +23,9 @@ from votr_mcp.retrieval.config import RetrievalConfig
 from votr_mcp.retrieval.dense_scores import DenseScores, ServerCosines, dense_scores, exact_rows
 from votr_mcp.retrieval.foreign_verbs import foreign_verb
 from votr_mcp.retrieval.formulas import gap_normalised, rrf, top_k
-from votr_mcp.retrieval.intent import asked_words, unwritten_verb
+from votr_mcp.retrieval.intent import unwritten_verb
 from votr_mcp.retrieval.language import is_english
+from votr_mcp.retrieval.quoted import asked_words
 
 __all__ = ["Fused", "fuse", "fused_head", "sparse_queries", "whole_vector"]
 

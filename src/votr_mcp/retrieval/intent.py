@@ -1,5 +1,6 @@
-"""Query-side rules: the request's action, what it quotes, and exact tool names (what its action acts
-on is read in retrieval/request_object.py, the values it hands over in retrieval/values.py).
+"""Query-side rules: the request's action, read from its words (the verbs and the action each asks
+for are retrieval/verbs.py; what it quotes and the tools it names exactly, retrieval/quoted.py; what
+its action acts on, retrieval/request_object.py; the values it hands over, retrieval/values.py).
 Splitting a whole task into its needs reads these rules (retrieval/needs.py), and so does reading its
 count (retrieval/bulk.py)."""
 
@@ -9,50 +10,11 @@ import re
 from collections.abc import Collection, Sequence
 
 from votr_mcp.index.tokenize import stem, words_of
-from votr_mcp.retrieval.values import bounded
+from votr_mcp.retrieval.verbs import ACTION_OF, SYNONYMS, action_word
 
-__all__ = ["ACTION_OF", "ACTIONS", "LITERAL_OPERATIONS", "OFFERED_BY_OBJECT", "SYNONYMS", "action_at", "action_word",
-           "asked_words", "class_at", "is_identifier", "is_question", "lead_at", "named_first", "named_tools",
-           "opens_new", "reads_first", "request_action", "request_words", "specific_operations", "text_actions",
-           "unwritten_verb", "verb_forms", "verb_words", "without_quotes", "words_of"]
+__all__ = ["action_at", "class_at", "is_question", "lead_at", "named_first", "opens_new", "reads_first",
+           "request_action", "request_words", "text_actions", "unwritten_verb", "verb_words", "written_whole"]
 
-_WORD = re.compile(r"[a-z0-9]+")
-
-# What a verb asks for: read by the need splitter (a need names an action) and by the rerank
-# (does the tool name's action match the request's).
-ACTIONS: dict[str, tuple[str, ...]] = {
-    "create": ("create", "add", "new", "make", "insert", "write", "generate", "build", "register", "upload",
-               "save", "put", "append", "compose", "draft", "record", "remember", "memorize",
-               "store", "import", "raise"),
-    "read": ("get", "retrieve", "fetch", "read", "show", "view", "describe", "list", "find", "search", "query",
-             "lookup", "look", "check", "display", "see", "browse", "download", "export", "inspect", "count"),
-    "update": ("update", "edit", "modify", "change", "set", "rename", "patch", "replace", "move", "mark", "toggle",
-               "enable", "disable", "configure", "assign", "merge", "resize", "upscale", "convert", "transition",
-               "shift", "renew"),
-    "delete": ("delete", "remove", "destroy", "drop", "clear", "erase", "cancel", "archive", "close", "revoke",
-               "unsubscribe", "purge", "trash"),
-    "send": ("send", "post", "notify", "email", "reply", "share", "publish", "tweet", "forward", "invite",
-             "comment"),
-    "run": ("run", "execute", "exec", "invoke", "start", "trigger", "launch", "call", "deploy", "stop",
-            "restart", "test", "scan", "analyze", "analyse", "summarize", "summarise", "translate", "compute",
-            "calculate", "evaluate"),
-}
-ACTION_OF = {verb: action for action, verbs in ACTIONS.items() for verb in verbs}
-
-# Verbs people use for an action that names no class above ("push", "merge", "stash"): the verb is
-# its own action, supported only by a tool whose name or description says it.
-OTHER_VERBS = frozenset({"push", "pull", "merge", "rebase", "stash", "clone", "tag", "commit", "checkout", "switch",
-                         "print", "zip", "unzip", "compress", "extract", "encrypt", "decrypt", "copy",
-                         "undo", "revert", "restore", "backup", "sync", "play", "pause", "buy", "pay", "order",
-                         "sign", "log", "install", "uninstall", "chmod", "mount", "reboot", "shutdown", "kill",
-                         "alarm", "remind", "wake", "fork", "star", "like", "follow", "subscribe", "stage",
-                         "click", "type", "fill", "capture", "screenshot", "sort", "reset", "unstage"})
-# (Not "compare": the agent compares what tools read; 44 of the 58 answerable requests of our sets and
-# the shared benchmarks that lead with it are served by a tool that never says it.)
-# Verbs read as another action first (SYNONYMS, ACTIONS) are not listed above: they never reach it.
-SYNONYMS = {"wipe": "delete", "forget": "delete", "erase": "delete", "rm": "delete", "jot": "create", "note": "create",
-             "grab": "read", "tell": "read", "give": "read", "open": "read", "visit": "read", "navigate": "read",
-             "duplicate": "copy", "reserve": "book"}
 _FILLER = frozenset({"please", "can", "could", "would", "will", "you", "i", "want", "need", "to", "like", "me", "us",
                      "just", "quickly", "now", "also", "hey", "hi", "ok", "okay", "so", "then", "and", "let", "lets",
                      "help", "try", "trying", "m", "d", "be", "able", "go", "ahead", "first",
@@ -62,19 +24,6 @@ _FILLER = frozenset({"please", "can", "could", "would", "will", "you", "i", "wan
 # (Not "the" nor "a": what follows them is a thing, not a verb. "I need a book on Java" asks for no
 # booking, "the checkout service started throwing 500s" checks nothing out, "I need a new laptop"
 # makes none.)
-
-
-# Verbs too specific for their class: "merge a branch" is not served by a tool that updates. Explaining,
-# brainstorming and rewriting are the assistant's own work, done by a tool only where one says so.
-# Booking (a flight, a table, a room) is done by a tool that books or reserves, not by one that creates.
-_LITERAL = frozenset({"merge", "push", "pull", "rebase", "stash", "clone", "tag", "copy", "zip", "print", "undo", "book",
-                      "revert", "play", "order", "pay", "buy", "explain", "brainstorm", "rewrite", "proofread",
-                      "paraphrase", "rephrase", "reword",
-                      # what one does to an account, a post or a payment, named by the tools that do it
-                      "refund", "withdraw", "deposit", "unfollow", "mute", "unmute", "ban", "unban", "snooze", "pin",
-                      "unpin", "squash", "ping", "retweet", "repost", "upvote", "downvote", "unstar",
-                      # sending or running later, a feature of its own ("schedule the email for 8am")
-                      "schedule"})
 
 
 # Verbs of two or three words, as people say them, read as the one verb they mean ("get rid of the
@@ -128,42 +77,6 @@ def request_words(text: str) -> list[str]:
             out.append(words[i])
             i += 1
     return out
-
-
-# Specific operations a catalog either offers by name or not at all: no tool that merely lists or
-# edits "pushes" commits or "zips" a folder. Buying, paying and ordering are left out: shops describe
-# them as finding products.
-LITERAL_OPERATIONS = _LITERAL - {"buy", "pay", "order"}
-# Booking is often served by a tool that finds what is booked (a flight search for "book a flight"):
-# it counts as offered where a tool names the thing booked.
-OFFERED_BY_OBJECT = frozenset({"book"})
-
-
-def specific_operations(words: Sequence[str]) -> frozenset[str]:
-    """The specific operations (:data:`_LITERAL`: push, refund, pin…) a request's words say anywhere,
-    as verb or noun ("create a refund for the charge", "in the group, pin the message"): a tool named
-    by one does what the request says, whatever its leading verb."""
-    return frozenset(w for w in words if w in _LITERAL and w not in _NOUNS_TOO)
-
-
-# Specific operations whose word is as often a thing ("on its schedule"): read only as the leading verb.
-_NOUNS_TOO = frozenset({"schedule"})
-
-
-def verb_forms(verb: str) -> frozenset[str]:
-    """The words that ask for ``verb`` (an :func:`action_word`): itself and its synonyms ("book": book, reserve)."""
-    return frozenset({verb, *(w for w, meant in SYNONYMS.items() if meant == verb)})
-
-
-def action_word(word: str) -> str | None:
-    """The action a verb asks for: the verb itself when it is specific (merge, push, stash) or names
-    no class, else its class in ACTIONS (or its synonym's); None for words that are no action."""
-    word = SYNONYMS.get(word, word)
-    if word in _LITERAL:
-        return word
-    if word in ACTION_OF:
-        return ACTION_OF[word]
-    return word if word in OTHER_VERBS else None
 
 
 # A request that asks a question wants to be told, whatever verb it uses ("who changed the payment
@@ -383,44 +296,3 @@ def _gerund_action(word: str) -> str | None:
         return None
     base = word[:-3]
     return action_word(base) or action_word(base + "e") or (action_word(base[:-1]) if base[-1] == base[-2] else None)
-
-
-def named_tools(query: str, names: dict[str, list[int]]) -> list[int]:
-    """Catalog positions of tools the request names exactly as identifiers (``git_log``,
-    ``browser_take_screenshot``, ``github__create_issue``), by the lower-cased names in ``names``."""
-    found: list[int] = []
-    for token in _IDENTIFIER.findall(bounded(query)):
-        for variant in (token.lower(), token.lower().split("__", 1)[-1]):
-            for i in names.get(variant, ()):
-                if i not in found:
-                    found.append(i)
-    return found
-
-
-_IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[_.-]+[A-Za-z0-9]+)+|[a-z]+(?:[A-Z][a-z0-9]+)+")
-
-
-# Spans a request quotes: the title, message or search terms it hands over, not words of what it asks.
-# An opening straight quote follows no letter and a closing one precedes none (I'm, Messi's).
-_QUOTED = re.compile(r"(?<!\w)'([^'\n]{3,}?)'(?!\w)|\"([^\"\n]{3,}?)\"|«([^»\n]{3,}?)»|“([^”\n]{3,}?)”|‘([^’\n]{3,}?)’")
-
-
-_COUNT_QUESTION = re.compile(r"\bhow (?:many|much)\b", re.IGNORECASE)
-
-
-def asked_words(text: str) -> str:
-    """What word matching reads of a request: :func:`without_quotes`, and without the "how many" of a
-    question that asks for a count ("how many docs are pending" is no match for ``update-many``)."""
-    return _COUNT_QUESTION.sub(" ", without_quotes(text))
-
-
-def without_quotes(text: str) -> str:
-    """``text`` with what it quotes taken out ("create a task 'Update pricing page'" -> "create a task"),
-    but for a quoted identifier, which names a tool ("run 'git_log'")."""
-    return _QUOTED.sub(lambda m: m.group() if is_identifier(next(g for g in m.groups() if g).strip()) else " ", text)
-
-
-def is_identifier(name: str) -> bool:
-    """Whether a tool name is written as an identifier (snake, kebab or camel case), so that its
-    exact occurrence in a request names the tool rather than a common word ("fetch", "echo")."""
-    return _IDENTIFIER.fullmatch(name) is not None

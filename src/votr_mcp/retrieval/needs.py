@@ -5,15 +5,10 @@ from __future__ import annotations
 
 import re
 
-from votr_mcp.retrieval.intent import (
-    ACTION_OF,
-    SYNONYMS,
-    action_word,
-    lead_at,
-    request_words,
-)
+from votr_mcp.retrieval.intent import lead_at, request_words
 from votr_mcp.retrieval.request_object import object_words
 from votr_mcp.retrieval.values import first_reference, request_values
+from votr_mcp.retrieval.verbs import ACTION_OF, SYNONYMS, action_word
 
 __all__ = ["and_halves", "split_needs"]
 

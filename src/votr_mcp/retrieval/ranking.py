@@ -16,10 +16,10 @@ from votr_mcp.retrieval.dense_scores import DenseScores, dense_scores, exact_row
 from votr_mcp.retrieval.evidence import evidence
 from votr_mcp.retrieval.features import Ranking, by_request
 from votr_mcp.retrieval.fusion import Fused, fuse, fused_head, sparse_queries
-from votr_mcp.retrieval.intent import LITERAL_OPERATIONS, OFFERED_BY_OBJECT, verb_forms
 from votr_mcp.retrieval.language import is_english
 from votr_mcp.retrieval.rerank import GROUPS, QueryView, head_features
 from votr_mcp.retrieval.services import service_offered
+from votr_mcp.retrieval.verbs import LITERAL_OPERATIONS, OFFERED_BY_OBJECT, verb_forms
 
 if TYPE_CHECKING:
     from votr_mcp.catalog.models import Catalog
@@ -80,10 +80,10 @@ class TextRanker:
                              splade=f.splade[head] / max(float(f.splade.max()), 1e-9) if f.splade is not None else None)
 
     def _verb_offered(self, text: str, view: QueryView) -> bool:
-        """False when an English request leads with a specific operation (intent.LITERAL_OPERATIONS)
+        """False when an English request leads with a specific operation (verbs.LITERAL_OPERATIONS)
         that no tool's indexed words name, in any of its forms ("book" or "reserve"): the catalog
         cannot do it, whatever else matches. Booking is offered too by a tool that names what is
-        booked (intent.OFFERED_BY_OBJECT: a flight search serves "book a flight to Dubai")."""
+        booked (verbs.OFFERED_BY_OBJECT: a flight search serves "book a flight to Dubai")."""
         verb, vocabulary = view.verb, self._lexical.bm25.vocab
         if verb is None or verb not in LITERAL_OPERATIONS or not is_english(text):
             return True

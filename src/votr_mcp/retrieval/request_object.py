@@ -9,8 +9,10 @@ import re
 from collections.abc import Collection, Sequence
 
 from votr_mcp.index.tokenize import STOPWORDS, stem
-from votr_mcp.retrieval.intent import action_word, lead_at, request_words, without_quotes
+from votr_mcp.retrieval.intent import lead_at, request_words
+from votr_mcp.retrieval.quoted import without_quotes
 from votr_mcp.retrieval.values import values_taken
+from votr_mcp.retrieval.verbs import action_word
 
 __all__ = ["names_object", "object_words", "request_object"]
 

@@ -53,28 +53,26 @@ from pydantic import ConfigDict, Field, ValidationError
 from pydantic.dataclasses import dataclass as pydantic_dataclass
 
 from votr_mcp.errors import RetrievalError
-from votr_mcp.index.tokenize import content_tokens, stem
+from votr_mcp.index.tokenize import content_tokens, stem, words_of
 from votr_mcp.retrieval.bulk import query_bulk
 from votr_mcp.retrieval.foreign_verbs import foreign_verb
 from votr_mcp.retrieval.intent import (
     action_at,
-    action_word,
     class_at,
     is_question,
     lead_at,
     reads_first,
     request_action,
     request_words,
-    specific_operations,
     text_actions,
     verb_words,
-    without_quotes,
-    words_of,
     written_whole,
 )
 from votr_mcp.retrieval.language import is_english
+from votr_mcp.retrieval.quoted import without_quotes
 from votr_mcp.retrieval.request_object import request_object
 from votr_mcp.retrieval.values import taken_values, values_taken
+from votr_mcp.retrieval.verbs import action_word, specific_operations
 from votr_mcp.settings import describe
 
 Finite = Annotated[float, Field(allow_inf_nan=False)]
@@ -135,7 +133,7 @@ def server_name_words(server: str) -> frozenset[str]:
 
 def action_of(words: Sequence[str]) -> str | None:
     """The action of the first word that names one (``todoist_create_task`` -> "create",
-    ``git_commit`` -> "commit": a specific verb is its own action, see intent.action_word).
+    ``git_commit`` -> "commit": a specific verb is its own action, see verbs.action_word).
     "log" names none: in a name it is the thing read (``git_log``, ``get_log``), and read as the
     verb it set ``git_log`` against "show the last 3 commits"."""
     for i, word in enumerate(words):

@@ -1,0 +1,52 @@
+"""What a request quotes, and the tools it names exactly: the titles, messages and search terms it
+hands over are no words of what it asks ("create a task 'Update pricing page'"), and an identifier
+it writes (``git_log``, ``github__create_issue``) names a tool."""
+
+from __future__ import annotations
+
+import re
+
+from votr_mcp.retrieval.values import bounded
+
+__all__ = ["asked_words", "is_identifier", "named_tools", "without_quotes"]
+
+
+def named_tools(query: str, names: dict[str, list[int]]) -> list[int]:
+    """Catalog positions of tools the request names exactly as identifiers (``git_log``,
+    ``browser_take_screenshot``, ``github__create_issue``), by the lower-cased names in ``names``."""
+    found: list[int] = []
+    for token in _IDENTIFIER.findall(bounded(query)):
+        for variant in (token.lower(), token.lower().split("__", 1)[-1]):
+            for i in names.get(variant, ()):
+                if i not in found:
+                    found.append(i)
+    return found
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[_.-]+[A-Za-z0-9]+)+|[a-z]+(?:[A-Z][a-z0-9]+)+")
+
+
+# Spans a request quotes: the title, message or search terms it hands over, not words of what it asks.
+# An opening straight quote follows no letter and a closing one precedes none (I'm, Messi's).
+_QUOTED = re.compile(r"(?<!\w)'([^'\n]{3,}?)'(?!\w)|\"([^\"\n]{3,}?)\"|«([^»\n]{3,}?)»|“([^”\n]{3,}?)”|‘([^’\n]{3,}?)’")
+
+
+_COUNT_QUESTION = re.compile(r"\bhow (?:many|much)\b", re.IGNORECASE)
+
+
+def asked_words(text: str) -> str:
+    """What word matching reads of a request: :func:`without_quotes`, and without the "how many" of a
+    question that asks for a count ("how many docs are pending" is no match for ``update-many``)."""
+    return _COUNT_QUESTION.sub(" ", without_quotes(text))
+
+
+def without_quotes(text: str) -> str:
+    """``text`` with what it quotes taken out ("create a task 'Update pricing page'" -> "create a task"),
+    but for a quoted identifier, which names a tool ("run 'git_log'")."""
+    return _QUOTED.sub(lambda m: m.group() if is_identifier(next(g for g in m.groups() if g).strip()) else " ", text)
+
+
+def is_identifier(name: str) -> bool:
+    """Whether a tool name is written as an identifier (snake, kebab or camel case), so that its
+    exact occurrence in a request names the tool rather than a common word ("fetch", "echo")."""
+    return _IDENTIFIER.fullmatch(name) is not None
