@@ -71,9 +71,32 @@ def _spelling() -> dict[str, str]:
     return {" ".join(s.lower().split()): s for s in services()}
 
 
+@cache
+def _by_first_word() -> dict[str, list[frozenset[str]]]:
+    """Each service's lower-cased words, by its first word."""
+    out: dict[str, list[frozenset[str]]] = {}
+    for s in services():
+        words = _ALNUM.findall(s.lower())
+        out.setdefault(words[0], []).append(frozenset(words))
+    return out
+
+
+_ALNUM = re.compile(r"[a-z0-9]+")
+
+
+def _may_name_one(text: str) -> bool:
+    """Whether the request has all the words of some service's name, in any case: the cheap test that
+    spares most requests the whole list's pattern (a search's hot path)."""
+    words = frozenset(_ALNUM.findall(text.lower()))
+    by_first = _by_first_word()
+    return any(names <= words for w in words & by_first.keys() for names in by_first[w])
+
+
 def named_services(text: str) -> list[str]:
     """The services of ``services.txt`` the request names where it acts (see the module docstring)."""
     found: list[str] = []
+    if not _may_name_one(text):
+        return found
     for m in _pattern().finditer(text):
         written = m.group(1)
         service = _spelling()[" ".join(written.lower().split())]
