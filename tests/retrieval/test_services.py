@@ -58,3 +58,18 @@ def test_a_service_some_tool_names_is_offered():
     # Both of a name's words must be in one tool's text: "Google" and "Calendar" apart are not Google Calendar.
     apart = [tool("maps", "search_places", "Search places on Google Maps."), tool("cal", "add_event", "Add a calendar event.")]
     assert not _offered(apart, "add lunch with Sam to my Google Calendar")
+
+
+def test_a_plural_name_is_read_singular_and_after_a_new():
+    assert named_services("create a new Google Doc for the notes") == ["Google Docs"]
+    assert named_services("add a row to my Google Sheet") == ["Google Sheets"]
+    assert named_services("message the team on Microsoft Teams") == ["Microsoft Teams"]
+    assert named_services("open a new tab") == []
+    tools = list(load_catalog(default_registry_path()).catalog)
+    assert not _offered(tools, "create a new Google Doc for the meeting notes")
+
+
+def test_a_request_through_an_integration_service_acts_through_it():
+    tools = [tool("zapier", "run_action", "Run a Zapier action in any connected app.")]
+    assert _offered(tools, "through Zapier, add a new HubSpot lead: Jane Roe")
+    assert not _offered(tools, "add a new HubSpot lead: Jane Roe")

@@ -39,7 +39,7 @@ SERVICES = Path(__file__).with_name("services.txt")
 
 # Words after which a service is where the action happens (lower-cased, the word right before it).
 _PLACING = frozenset(
-    "on in into onto from via through use using with my our your a an "  # English
+    "on in into onto from via through use using with my our your a an new "  # English ("a new Google Doc")
     "auf bei über mit von mein meine meinem meinen unser unsere unserem "  # German
     "sur dans avec mon ma mes notre "  # French
     "en con desde por mi mis nuestro nuestra "  # Spanish
@@ -49,6 +49,8 @@ _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
 _WORD_BEFORE = re.compile(r"(\w+)\W*$")
 # An automation between services ("create a task in Todoist whenever I receive an email") is what an
 # integration tool does without naming every service it connects.
+# Services that act on other services: named with them, they are what the request acts through.
+_INTEGRATIONS = frozenset({"Zapier", "IFTTT"})
 _AUTOMATION = re.compile(r"\b(?:whenever|every time|each time|automatically)\b", re.IGNORECASE)
 
 
@@ -59,24 +61,32 @@ def services() -> tuple[str, ...]:
     return tuple(sorted((s for s in lines if s and not s.startswith("#")), key=len, reverse=True))
 
 
+def _plural_last(service: str) -> bool:
+    """Whether a service's name ends with a plural said singular too ("a Google Doc", "my Google Sheet")."""
+    return " " in service and service.endswith("s") and not service.endswith("ss")
+
+
 @cache
 def _pattern() -> re.Pattern[str]:
-    names = "|".join(re.escape(s).replace(r"\ ", r"\s+") for s in services())
+    names = "|".join(re.escape(s).replace(r"\ ", r"\s+") + ("?" if _plural_last(s) else "") for s in services())
     return re.compile(rf"(?<![A-Za-z0-9_.@#/-])({names})(?![A-Za-z0-9_-])", re.IGNORECASE)
 
 
 @cache
 def _spelling() -> dict[str, str]:
-    """Each service by its lower-cased, space-normalised name."""
-    return {" ".join(s.lower().split()): s for s in services()}
+    """Each service by its lower-cased, space-normalised name (and singular, :func:`_plural_last`)."""
+    out = {" ".join(s.lower().split()): s for s in services()}
+    out.update({" ".join(s.lower().split())[:-1]: s for s in services() if _plural_last(s)})
+    return out
 
 
 @cache
 def _by_first_word() -> dict[str, list[frozenset[str]]]:
-    """Each service's lower-cased words, by its first word."""
+    """Each service's lower-cased words, by its first word (a plural last word as said singular:
+    :func:`_may_name_one` reads the request's words both ways)."""
     out: dict[str, list[frozenset[str]]] = {}
     for s in services():
-        words = _ALNUM.findall(s.lower())
+        words = _ALNUM.findall((s[:-1] if _plural_last(s) else s).lower())
         out.setdefault(words[0], []).append(frozenset(words))
     return out
 
@@ -87,7 +97,8 @@ _ALNUM = re.compile(r"[a-z0-9]+")
 def _may_name_one(text: str) -> bool:
     """Whether the request has all the words of some service's name, in any case: the cheap test that
     spares most requests the whole list's pattern (a search's hot path)."""
-    words = frozenset(_ALNUM.findall(text.lower()))
+    said = _ALNUM.findall(text.lower())
+    words = frozenset(said).union(w[:-1] for w in said if w.endswith("s"))
     by_first = _by_first_word()
     return any(names <= words for w in words & by_first.keys() for names in by_first[w])
 
@@ -119,7 +130,10 @@ def service_offered(text: str, verb: str | None, named_by_a_tool: Callable[[list
     if _AUTOMATION.search(text):
         return True
     changes = verb not in (None, "read")
-    return all(named_by_a_tool(tokenize(s)) for s in named_services(text)
+    named = named_services(text)
+    if _INTEGRATIONS.intersection(named):  # "through Zapier, add a new HubSpot lead": Zapier does it
+        named = [s for s in named if s in _INTEGRATIONS]
+    return all(named_by_a_tool(tokenize(s)) for s in named
                if changes or text.lstrip().startswith(s) or _ordered(text, s))
 
 
