@@ -80,6 +80,18 @@ def test_a_request_to_explain_or_rewrite_is_chat_unless_a_tool_offers_it_or_it_p
     assert page.evidence["verb_offered"] == 1.0 and page.ranked[0].call_name == "fetch__fetch"
 
 
+def test_a_question_of_meaning_or_language_is_chat_unless_a_tool_gives_meanings_or_translates(registry, joint):
+    # Nothing in the registry says it defines, explains or translates: these are the assistant's to answer.
+    for request in ("what's the difference between a mutex and a semaphore?", "what does 'sonder' mean?",
+                    "how would you say 'see you tomorrow' in German"):
+        result = registry.search(request)
+        assert result.evidence["verb_offered"] == 0.0 and result.abstained, [h.call_name for h in result.hits]
+    dictionary = Catalog([*registry.catalog, Tool(server="dict", name="define_word",
+                                                  description="Give the meaning and definition of an English word.")])
+    offered = Retriever.build(dictionary, embedder=joint).search("what does 'sonder' mean?")
+    assert offered.evidence["verb_offered"] == 1.0 and offered.ranked[0].call_name == "dict__define_word"
+
+
 def test_a_near_miss_for_another_thing_is_seen_when_the_tools_with_that_action_name_other_things(registry):
     # The spreadsheet server deletes sheets and notes; nothing here books or deletes calendar events.
     other = registry.search("delete the calendar event for Friday's standup").evidence

@@ -16,6 +16,7 @@ from votr_mcp.retrieval.dense_scores import DenseScores, dense_scores, exact_row
 from votr_mcp.retrieval.evidence import evidence
 from votr_mcp.retrieval.features import Ranking, by_request
 from votr_mcp.retrieval.fusion import Fused, fuse, fused_head, sparse_queries
+from votr_mcp.retrieval.knowledge import OPERATION_FORMS, asked_of_assistant
 from votr_mcp.retrieval.language import is_english
 from votr_mcp.retrieval.rerank import GROUPS, QueryView, head_features
 from votr_mcp.retrieval.services import service_offered
@@ -85,7 +86,10 @@ class TextRanker:
         cannot do it, whatever else matches. Booking is offered too by a tool that names what is
         booked (verbs.OFFERED_BY_OBJECT: a flight search serves "book a flight to Dubai")."""
         verb, vocabulary = view.verb, self._lexical.bm25.vocab
-        if verb is None or verb not in LITERAL_OPERATIONS or not is_english(text):
+        if verb is None:  # "what does idempotent mean": served by a tool that says it gives meanings (knowledge.py)
+            asked = asked_of_assistant(text, view.values)
+            return asked is None or not is_english(text) or any(stem(f) in vocabulary for f in OPERATION_FORMS[asked])
+        if verb not in LITERAL_OPERATIONS or not is_english(text):
             return True
         if verb in OFFERED_BY_OBJECT and any(o in vocabulary for o in view.objects):
             return True

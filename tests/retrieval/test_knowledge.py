@@ -1,0 +1,42 @@
+"""Questions the assistant answers from what it knows (retrieval/knowledge.py)."""
+
+import pytest
+
+from votr_mcp.retrieval.knowledge import OPERATION_FORMS, asked_of_assistant
+from votr_mcp.retrieval.values import values_taken
+
+
+def asked(text):
+    return asked_of_assistant(text, values_taken(text)[0])
+
+
+@pytest.mark.parametrize("text,operation", [
+    ("what's the difference between a list and a tuple in python", "define"),
+    ("What is the conceptual difference between merging and rebasing?", "define"),
+    ("what does idempotent mean when people talk about REST APIs?", "define"),
+    ("what does 'carpe diem' mean and where does it come from", "define"),
+    ("what is the meaning of the word ubiquitous", "define"),
+    ("how do you say 'bless you' in Portuguese?", "translate"),
+    ("How would I say \"see you tomorrow\" in German", "translate"),
+])
+def test_a_question_of_meaning_or_language_asks_the_assistant(text, operation):
+    assert asked(text) == operation
+
+
+@pytest.mark.parametrize("text", [
+    "what's the time difference between Tokyo and Berlin",  # a time tool answers it
+    "what's the difference between my branch and main",  # things of the speaker's own: a tool compares them
+    "what's the difference between these two files",
+    "what does the error in /var/log/app.log mean",  # a file to read first
+    "what does https://example.com/terms say about refunds",
+    "how do I say no to my manager politely",  # no language: advice, left to the other evidence
+    "how do you say it in Klingon",  # no language this module knows
+    "show me what changed in the last commit",
+])
+def test_other_requests_ask_nothing_of_the_assistant(text):
+    assert asked(text) is None
+
+
+def test_every_operation_has_the_words_its_tools_say():
+    assert {"define", "translate"} == set(OPERATION_FORMS)
+    assert all(forms for forms in OPERATION_FORMS.values())
