@@ -18,6 +18,11 @@ def asked(text):
     ("what is the meaning of the word ubiquitous", "define"),
     ("how do you say 'bless you' in Portuguese?", "translate"),
     ("How would I say \"see you tomorrow\" in German", "translate"),
+    ("qual è la differenza tra «perché» e «poiché»?", "define"),
+    ("¿qué significa «sobremesa»?", "define"),
+    ("comment dit-on « cheers » en anglais ?", "translate"),
+    ("give me a synonym for 'resilient' that sounds less corporate", "thesaurus"),
+    ("what rhymes with orange?", "thesaurus"),
 ])
 def test_a_question_of_meaning_or_language_asks_the_assistant(text, operation):
     assert asked(text) == operation
@@ -32,11 +37,12 @@ def test_a_question_of_meaning_or_language_asks_the_assistant(text, operation):
     "how do I say no to my manager politely",  # no language: advice, left to the other evidence
     "how do you say it in Klingon",  # no language this module knows
     "show me what changed in the last commit",
+    "was ist der Unterschied zwischen meinen beiden Dateien",  # the speaker's own files, in German too
 ])
 def test_other_requests_ask_nothing_of_the_assistant(text):
     assert asked(text) is None
 
 
 def test_every_operation_has_the_words_its_tools_say():
-    assert {"define", "translate"} == set(OPERATION_FORMS)
+    assert {"define", "translate", "thesaurus"} == set(OPERATION_FORMS)
     assert all(forms for forms in OPERATION_FORMS.values())

@@ -87,8 +87,8 @@ class TextRanker:
         booked (verbs.OFFERED_BY_OBJECT: a flight search serves "book a flight to Dubai")."""
         verb, vocabulary = view.verb, self._lexical.bm25.vocab
         if verb is None:  # "what does idempotent mean": served by a tool that says it gives meanings (knowledge.py)
-            asked = asked_of_assistant(text, view.values)
-            return asked is None or not is_english(text) or any(stem(f) in vocabulary for f in OPERATION_FORMS[asked])
+            asked = asked_of_assistant(text, view.values)  # read in six languages: its patterns say which
+            return asked is None or any(stem(f) in vocabulary for f in OPERATION_FORMS[asked])
         if verb not in LITERAL_OPERATIONS or not is_english(text):
             return True
         if verb in OFFERED_BY_OBJECT and any(o in vocabulary for o in view.objects):
