@@ -168,8 +168,10 @@ class QueryView:
         words = request_words(text)
         lead = lead_at(words)
         verb = request_action(text, words)
-        # "create tasks 'review spec' and 'ship it' in the Launch list" reviews, ships, launches and lists nothing
-        asked = verb_words(request_words(without_quotes(text)))
+        # "create tasks 'review spec' and 'ship it' in the Launch list" reviews, ships, launches and lists
+        # nothing, and "delete /tmp/build_cache" builds nothing: quotes and values are no verbs
+        values, without_values = values_taken(text)
+        asked = verb_words(request_words(without_quotes(without_values)))
         first = action_of(asked)
         # "lösche die Datei", "crea una carpeta", "report 폴더에 있는 pdf 파일 전부 찾아줘" (a folder, then find)
         english = is_english(text)
@@ -184,7 +186,6 @@ class QueryView:
             actions |= specific_operations(words)
         if verb is None and is_question(text, words):
             first, actions = "read", frozenset({"read"})  # a question asks to be told (intent.is_question)
-        values, without_values = values_taken(text)
         said_first = words[lead] if lead is not None else ""  # the leading word as said
         begun = verb == "run" and said_first == "start"  # "start a scan", "start a conversation"
         digest = ""

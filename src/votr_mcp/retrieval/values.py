@@ -22,7 +22,7 @@ _VALUES = {  # in this order: an address is read (and taken out) before its doma
     "ip": re.compile(r"\b(?:\d{1,3}\.){3}\d{1,3}\b"),
     "url": re.compile(r"https?://\S+|\bwww\.\S+|\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|org|net|io|dev|ai|app|co|edu|gov|"
                       r"de|uk|fr|nl|eu|ch|at|se|dk|pl|ca|jp|shop|store|info|xyz|tech|site|online|blog)\b\S*", re.IGNORECASE),
-    "path": re.compile(r"(?:^|\s)(?:~|\.{1,2})?/[\w.-]+|\b[\w-]+\.(?:txt|md|json|csv|tsv|xlsx?|py|js|ts|tsx|ya?ml|log|pdf|"
+    "path": re.compile(r"(?:^|\s)(?:~|\.{1,2})?/[\w.-]+(?:/[\w.-]*)*|\b[\w-]+\.(?:txt|md|json|csv|tsv|xlsx?|py|js|ts|tsx|ya?ml|log|pdf|"
                        r"png|jpe?g|gif|docx?|pptx?|html?|xml|sql|db|sqlite|toml|ini|cfg|sh|zip|tar|gz|mp[34]|wav)\b", re.IGNORECASE),
     "cve": re.compile(r"\bCVE-\d{4}-\d{4,}\b", re.IGNORECASE),
     "chain_address": re.compile(r"\b0x[0-9a-f]{40}\b", re.IGNORECASE),
