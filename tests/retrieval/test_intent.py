@@ -15,7 +15,7 @@ from votr_mcp.retrieval.intent import (
 from votr_mcp.retrieval.quoted import asked_words, is_identifier, named_tools, without_quotes
 from votr_mcp.retrieval.request_object import names_object, request_object
 from votr_mcp.retrieval.rerank import QueryView
-from votr_mcp.retrieval.values import first_reference, request_values, taken_values, values_taken
+from votr_mcp.retrieval.values import last_reference, request_values, taken_values, values_taken
 from votr_mcp.retrieval.verbs import specific_operations
 
 
@@ -202,7 +202,7 @@ def test_request_values_are_the_kinds_of_value_a_request_hands_over(text, kinds)
 
 def test_a_path_of_several_folders_is_one_value_and_names_no_action():
     assert values_taken("delete the folder /tmp/build_cache now") == (frozenset({"path"}), "delete the folder  now")
-    assert first_reference("list ~/notes/2024/ please") == "~/notes/2024/"
+    assert last_reference("list ~/notes/2024/ please") == "~/notes/2024/"
     view = QueryView.of("delete the folder /tmp/build_cache")  # the path builds nothing
     assert view.verb == "delete" and view.actions == {"delete"}
     assert QueryView.of("delete the folder build_cache and build the app").actions == {"delete", "create"}

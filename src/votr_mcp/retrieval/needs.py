@@ -7,7 +7,7 @@ import re
 
 from votr_mcp.retrieval.intent import lead_at, request_words
 from votr_mcp.retrieval.request_object import object_words
-from votr_mcp.retrieval.values import first_reference, request_values
+from votr_mcp.retrieval.values import last_reference, request_values
 from votr_mcp.retrieval.verbs import ACTION_OF, SYNONYMS, action_word
 
 __all__ = ["and_halves", "split_needs"]
@@ -141,12 +141,12 @@ _IT = re.compile(r"\b(?:it|them)\b", re.IGNORECASE)
 
 def _name_what_it_is(need: str, before: str) -> str:
     """``need`` with the "it" its verb acts on replaced by what the need before acted on (the URL or file
-    it named, else its object): alone, "move it to In Progress" says nothing of the Linear issue found
+    it named last, where its result is, else its object): alone, "move it to In Progress" says nothing of the Linear issue found
     one step before, nor "mark it as completed" of the todo item just created."""
     words = request_words(need)
     at = lead_at(words)
     if at is None or at + 1 >= len(words) or words[at + 1] not in ("it", "them") or action_word(words[at]) is None:
         return need
     written = {m.group().lower(): m.group() for m in re.finditer(r"\w+", before)}  # as the step wrote them
-    thing = first_reference(before) or " ".join(["the", *(written.get(w, w) for w in object_words(request_words(before)) if action_word(w) is None)])
+    thing = last_reference(before) or " ".join(["the", *(written.get(w, w) for w in object_words(request_words(before)) if action_word(w) is None)])
     return _IT.sub(thing, need, count=1) if thing != "the" else need

@@ -8,7 +8,7 @@ import re
 
 from votr_mcp.index.tokenize import words_of
 
-__all__ = ["MAX_WORD_CHARS", "bounded", "first_reference", "request_values", "taken_values", "values_taken"]
+__all__ = ["MAX_WORD_CHARS", "bounded", "last_reference", "request_values", "taken_values", "values_taken"]
 
 MAX_WORD_CHARS = 96  # longer unbroken runs (pasted hashes, base64, minified text) carry no intent cue
 
@@ -65,10 +65,13 @@ def values_taken(text: str) -> tuple[frozenset[str], str]:
     return frozenset(kinds), rest
 
 
-def first_reference(text: str) -> str | None:
-    """The first URL, else the first file path, a request gives ("https://example.com/pricing", "report.txt")."""
-    found = (_VALUES["url"].search(text), _VALUES["path"].search(text))
-    return next((m.group().strip() for m in found if m), None)
+def last_reference(text: str) -> str | None:
+    """The URL or file path a request gives last ("https://example.com/pricing", "report.txt"): what
+    a step's result is ("import a.csv into b.xlsx" leaves b.xlsx; "save https://… to page.html", the file)."""
+    urls = list(_VALUES["url"].finditer(text))
+    rest = _VALUES["url"].sub(lambda m: " " * len(m.group()), text)  # a URL's own path is no file path
+    found = urls + list(_VALUES["path"].finditer(rest))
+    return max(found, key=lambda m: m.start()).group().strip() if found else None
 
 
 def taken_values(parameters: str) -> frozenset[str]:
