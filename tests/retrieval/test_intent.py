@@ -201,11 +201,13 @@ def test_request_values_are_the_kinds_of_value_a_request_hands_over(text, kinds)
 
 
 def test_a_path_of_several_folders_is_one_value_and_names_no_action():
-    assert values_taken("delete the folder /tmp/build_cache now") == (frozenset({"path"}), "delete the folder  now")
+    assert values_taken("delete the folder /tmp/build_cache now") == (frozenset({"path"}), "delete the folder valuemark  now")
     assert last_reference("list ~/notes/2024/ please") == "~/notes/2024/"
     view = QueryView.of("delete the folder /tmp/build_cache")  # the path builds nothing
     assert view.verb == "delete" and view.actions == {"delete"}
     assert QueryView.of("delete the folder build_cache and build the app").actions == {"delete", "create"}
+    # The value is what the verb acts on: what follows its preposition is not.
+    assert QueryView.of("sort crm.xlsx by company name").objects == {"file", "path"}
 
 
 def test_taken_values_read_a_tools_parameter_names_and_descriptions():

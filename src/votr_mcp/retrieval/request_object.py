@@ -11,7 +11,7 @@ from collections.abc import Collection, Sequence
 from votr_mcp.index.tokenize import STOPWORDS, stem
 from votr_mcp.retrieval.intent import lead_at, request_words
 from votr_mcp.retrieval.quoted import without_quotes
-from votr_mcp.retrieval.values import values_taken
+from votr_mcp.retrieval.values import VALUE_MARK, values_taken
 from votr_mcp.retrieval.verbs import action_word
 
 __all__ = ["names_object", "object_words", "request_object"]
@@ -59,12 +59,16 @@ def object_words(words: Sequence[str], skip: Collection[str] = ()) -> list[str]:
     if verb_at is None or action_word(words[verb_at]) is None:
         return []
     out: list[str] = []
+    given = False  # a value stood where the object is ("sort crm.xlsx by company name"): it is the object
     after = words[verb_at + 1 : verb_at + 12]
     for at, word in enumerate(after):
         if not out and _opens_clause(word, after[at + 1 : at + 2], skip):
             return []  # "remember that Alice works at Acme", "forget everything you know about X": no thing named
+        if word == VALUE_MARK:
+            given = True
+            continue
         if word in _OBJECT_END:
-            if out:
+            if out or given:
                 break
             continue
         if word in _NOT_OBJECT or word in STOPWORDS or word.isdigit() or word in skip:

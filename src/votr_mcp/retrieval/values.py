@@ -8,7 +8,7 @@ import re
 
 from votr_mcp.index.tokenize import words_of
 
-__all__ = ["MAX_WORD_CHARS", "bounded", "last_reference", "request_values", "taken_values", "values_taken"]
+__all__ = ["MAX_WORD_CHARS", "VALUE_MARK", "bounded", "last_reference", "request_values", "taken_values", "values_taken"]
 
 MAX_WORD_CHARS = 96  # longer unbroken runs (pasted hashes, base64, minified text) carry no intent cue
 
@@ -53,12 +53,16 @@ def request_values(text: str) -> frozenset[str]:
     return values_taken(text)[0]
 
 
+VALUE_MARK = "valuemark"
+"""The word a value leaves where it was taken out: the object of "sort crm.xlsx by name" is the file, not the name."""
+
+
 def values_taken(text: str) -> tuple[frozenset[str], str]:
-    """The kinds of value a request gives, and its text with those values taken out."""
+    """The kinds of value a request gives, and its text with each value taken out, :data:`VALUE_MARK` in its place."""
     kinds: set[str] = set()
     rest = bounded(text)
     for kind, pattern in _VALUES.items():  # each value found is taken out, so no later kind reads it again
-        stripped = pattern.sub(" ", rest)
+        stripped = pattern.sub(f" {VALUE_MARK} ", rest)
         if stripped != rest:
             kinds.add(kind)
             rest = stripped
