@@ -76,3 +76,10 @@ def test_a_bare_and_before_a_verb_offers_two_halves_and_never_splits_by_itself()
     assert and_halves("download asset 12345 and type HDRI in 4K") is None  # no step after the "and"
     assert and_halves("search for cats and dogs") is None
     assert and_halves("find and delete duplicate photos") is None  # nothing before the "and" to act on
+
+
+def test_bringing_a_file_in_is_a_step_and_its_it_is_where_the_file_went():
+    assert split_needs("Bring leads.csv into crm.xlsx on a sheet called Leads, drop duplicate rows, and finally sort "
+                       "them by company name") == ["Bring leads.csv into crm.xlsx on a sheet called Leads",
+                                                   "drop duplicate rows", "sort the rows by company name"]
+    assert split_needs("Import inventory.csv into stock.xlsx, then sort it by SKU")[1] == "sort stock.xlsx by SKU"

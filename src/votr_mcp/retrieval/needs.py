@@ -30,7 +30,8 @@ _THEN_FIRST = re.compile(r"^(?:then|next|finally|lastly|after\s+that|afterwards)
 _MIN_WORDS = 3
 # Verbs that start a step, beyond ACTIONS (which the rerank also reads): what people ask agents to do.
 _STEP_VERBS = frozenset({"commit", "push", "pull", "switch", "checkout", "stage", "open", "visit", "navigate",
-                         "click", "fill", "take", "capture", "copy", "sort", "zip", "compare", "jot", "grab"})
+                         "click", "fill", "take", "capture", "copy", "sort", "zip", "compare", "jot", "grab", "bring",
+                         "dedupe", "deduplicate"})
 
 
 # Words that open a condition or a time clause, not a step: "if the file exists, then delete it".
