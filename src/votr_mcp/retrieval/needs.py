@@ -142,8 +142,8 @@ _IT = re.compile(r"\b(?:it|them)\b", re.IGNORECASE)
 
 def _name_what_it_is(need: str, before: str) -> str:
     """``need`` with the "it" its verb acts on replaced by what the need before acted on (the URL or file
-    it named last, where its result is, else its object): alone, "move it to In Progress" says nothing of the Linear issue found
-    one step before, nor "mark it as completed" of the todo item just created."""
+    it named last, where its result is, else its object): alone, "move it to In Progress" says nothing
+    of the Linear issue found one step before, nor "mark it as completed" of the todo item just created."""
     words = request_words(need)
     at = lead_at(words)
     if at is None or at + 1 >= len(words) or words[at + 1] not in ("it", "them") or action_word(words[at]) is None:

@@ -84,9 +84,11 @@ class TextRanker:
         """False when an English request leads with a specific operation (verbs.LITERAL_OPERATIONS)
         that no tool's indexed words name, in any of its forms ("book" or "reserve"): the catalog
         cannot do it, whatever else matches. Booking is offered too by a tool that names what is
-        booked (verbs.OFFERED_BY_OBJECT: a flight search serves "book a flight to Dubai")."""
+        booked (verbs.OFFERED_BY_OBJECT: a flight search serves "book a flight to Dubai"). A question
+        with no leading verb that asks the assistant's own knowledge (knowledge.asked_of_assistant:
+        a meaning, a difference, a translation, a synonym) is offered by a tool naming that operation."""
         verb, vocabulary = view.verb, self._lexical.bm25.vocab
-        if verb is None:  # "what does idempotent mean": served by a tool that says it gives meanings (knowledge.py)
+        if verb is None:
             asked = asked_of_assistant(text, view.values)  # read in six languages: its patterns say which
             return asked is None or any(stem(f) in vocabulary for f in OPERATION_FORMS[asked])
         if verb not in LITERAL_OPERATIONS or not is_english(text):
