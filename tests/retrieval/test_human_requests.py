@@ -83,7 +83,7 @@ def test_a_request_to_explain_or_rewrite_is_chat_unless_a_tool_offers_it_or_it_p
 def test_a_question_of_meaning_or_language_is_chat_unless_a_tool_gives_meanings_or_translates(registry, joint):
     # Nothing in the registry says it defines, explains or translates: these are the assistant's to answer.
     for request in ("what's the difference between a mutex and a semaphore?", "what does 'sonder' mean?",
-                    "how would you say 'see you tomorrow' in German"):
+                    "how would you say 'see you tomorrow' in German", "tell me a joke about sysadmins"):
         result = registry.search(request)
         assert result.evidence["verb_offered"] == 0.0 and result.abstained, [h.call_name for h in result.hits]
     dictionary = Catalog([*registry.catalog, Tool(server="dict", name="define_word",

@@ -23,6 +23,10 @@ def asked(text):
     ("comment dit-on « cheers » en anglais ?", "translate"),
     ("give me a synonym for 'resilient' that sounds less corporate", "thesaurus"),
     ("what rhymes with orange?", "thesaurus"),
+    ("write me a haiku about the first snow", "poem"),
+    ("tell me a joke about programmers", "joke"),
+    ("Can you write a short, funny toast for my sister's wedding?", "toast"),
+    ("write an illustrated bedtime story about a shy dragon", "story"),
 ])
 def test_a_question_of_meaning_or_language_asks_the_assistant(text, operation):
     assert asked(text) == operation
@@ -38,11 +42,15 @@ def test_a_question_of_meaning_or_language_asks_the_assistant(text, operation):
     "how do you say it in Klingon",  # no language this module knows
     "show me what changed in the last commit",
     "was ist der Unterschied zwischen meinen beiden Dateien",  # the speaker's own files, in German too
+    "write a poem and post it to our blog",  # a tool acts on what is written next
+    "write a short story and save it as story.md",
+    "write a summary of the meeting notes",  # no piece of writing for fun
+    "tell me the status of the deploy",
 ])
 def test_other_requests_ask_nothing_of_the_assistant(text):
     assert asked(text) is None
 
 
 def test_every_operation_has_the_words_its_tools_say():
-    assert {"define", "translate", "thesaurus"} == set(OPERATION_FORMS)
+    assert {"define", "translate", "thesaurus", "poem", "joke", "story", "toast", "riddle"} == set(OPERATION_FORMS)
     assert all(forms for forms in OPERATION_FORMS.values())

@@ -39,9 +39,10 @@ channels, each feature oriented so that more means "a tool fits":
   brainstorming and rewriting count as such operations: "explain recursion like I'm five" is chat
   where no tool says it explains (and "explain https://…" reads the page: intent.reads_first).
   Booking counts where a tool books or reserves, or names what is booked ("book a flight to Paris"
-  on a catalog with no travel tool: 0). So do questions the assistant answers from what it knows,
-  in six languages: what a word means, how two ideas differ, how one says a thing, a synonym
-  ("what's the difference between a list and a tuple" where no tool gives meanings: knowledge.py).
+  on a catalog with no travel tool: 0). So do requests the assistant answers from what it knows:
+  what a word means, how two ideas differ, how one says a thing (in six languages), a synonym, a
+  poem, a joke or a story ("what's the difference between a list and a tuple" where no tool gives
+  meanings, "tell me a joke about programmers" where none tells jokes: knowledge.py).
 - ``service_offered``: 0 when the request names a well-known service where it acts and no tool
   names it ("play my Discover Weekly on Spotify" where a media tool plays, but nothing is Spotify:
   services.py), else 1.

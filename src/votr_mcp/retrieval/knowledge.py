@@ -1,24 +1,25 @@
-"""Questions the assistant answers from what it knows: what a word means, how two ideas differ, how
-to say something in another language, a word for another.
+"""What the assistant does from what it knows: say what a word means, how two ideas differ, how to
+say something in another language, find a word for another, write a poem, a joke, a story, a toast.
 
-"what's the difference between a list and a tuple", "what does idempotent mean" and "how do you
-say 'bless you' in Portuguese" lead with no verb a tool does, so no operation check reads them,
-and a catalog's nearest words answer them: ``git_diff`` for the difference, a time tool for
-"thank you for your patience". A catalog serves such a question only with a tool that says it does
-it (a dictionary that gives definitions, a translator, a thesaurus): where no tool's words name it,
-the evidence ``verb_offered`` says so (ranking.py), as for a specific operation the catalog does not
-offer. Read in English, and in German, French, Spanish, Italian and Portuguese for the meaning,
-the difference and how one says a thing ("qual è la differenza tra «perché» e «poiché»?").
+"what's the difference between a list and a tuple", "what does idempotent mean", "how do you say
+'bless you' in Portuguese" and "write me a haiku about the first snow" ask for nothing a tool does
+unless one says so, and a catalog's nearest words answer them: ``git_diff`` for the difference, a
+time tool for "thank you for your patience". A catalog serves such a request only with a tool that
+says it does it (a dictionary that gives definitions, a translator, a thesaurus, a joke API): where
+no tool's words name it, the evidence ``verb_offered`` says so (ranking.py), as for a specific
+operation the catalog does not offer. Questions are read in English, and in German, French,
+Spanish, Italian and Portuguese for the meaning, the difference and how one says a thing ("qual è
+la differenza tra «perché» e «poiché»?"); writing is read in English.
 
 Not read when the request points at something to read (a URL, a path: "what does this error in
-/var/log/app.log mean" needs the file read first) or compares things of its own ("the difference
-between my branch and main", "… these two files": tools compare those). Over the human-style sets
-of eval/queries and the shared benchmarks, both splits, it reads 36 no-tool requests and 24
-answerable ones (22 of MetaTool's, one each of human-metatool and human-toolbench: "How do I say
-'hello' in Spanish?", "what does the word 'ephemeral' mean"). Those answerable ones are asked of
-catalogs with a translator and a dictionary, so nothing changes there; on the registry and the
-30-tool personal catalog, where no tool names these words, 24 no-tool requests lose the evidence
-(16 of them dev rows, of which 7 were answered).
+/var/log/app.log mean" needs the file read first), compares things of its own ("the difference
+between my branch and main", "… these two files": tools compare those), or hands what is written to
+a tool next ("write a poem and post it to our blog"). Over the human-style sets of eval/queries and
+the shared benchmarks, both splits, it reads 71 no-tool requests and 48 answerable ones (42 of
+MetaTool's, "How do I say 'hello' in Spanish?", "Can you tell me a story using AI?"; "tell me a corny
+dad joke" of human-smithery). Every answerable one is asked of a catalog with a tool that names what
+it asks (a translator, a story or joke tool), so nothing changes there; 39 no-tool requests lose the
+evidence, 36 of them on the registry and the 30-tool personal catalog, where no tool names these words.
 """
 
 from __future__ import annotations
@@ -32,6 +33,12 @@ OPERATION_FORMS: dict[str, frozenset[str]] = {
     "define": frozenset({"define", "definition", "meaning", "dictionary", "explain"}),
     "translate": frozenset({"translate", "translation", "translator"}),
     "thesaurus": frozenset({"synonym", "antonym", "thesaurus", "rhyme"}),
+    # Writing for fun: a poem, a joke, a story, a toast, a riddle (by what the request asks for).
+    "poem": frozenset({"poem", "poetry", "haiku", "limerick", "sonnet", "verse"}),
+    "joke": frozenset({"joke", "pun", "humor"}),
+    "story": frozenset({"story", "stories", "tale"}),
+    "toast": frozenset({"toast", "speech"}),
+    "riddle": frozenset({"riddle", "puzzle"}),
 }
 """The words a tool that does each operation says it does, any of which offers it."""
 
@@ -48,6 +55,13 @@ _DIFFERENCE_ELSEWHERE = re.compile(r"\b(?:unterschied zwischen|différence entre
                                    r"differenza (?:tra|fra)|diferença entre)\b(.*)")
 _SAY_ELSEWHERE = re.compile(r"\b(?:wie sagt man|comment (?:dit-on|on dit)|cómo se dice|como se dice|come si dice|como se diz)\b")
 _WORDS_FOR = re.compile(r"\b(?:synonyms?|antonyms?|another word) (?:for|of)\b|^\W*what (?:words? )?rhymes? with\b")
+# "write me a haiku about …", "tell me a joke about programmers", "help me write a short toast for …".
+_COMPOSE = re.compile(r"^\W*(?:(?:please|can you|could you|would you|help me|pls)\W+)*(?:write|compose|make up|tell|"
+                      r"give|generate|create|come up with)(?: me| us)?(?: (?:a|an|some|another|one more|\d+|two|three))?"
+                      r"(?: [\w,'-]+){0,3}? (poem|poetry|haiku|limerick|sonnet|joke|pun|story|tale|toast|riddle)s?\b")
+_KIND = {"poetry": "poem", "haiku": "poem", "limerick": "poem", "sonnet": "poem", "pun": "joke", "tale": "story"}
+# A piece written to be used by a tool next ("… and post it to our blog", "then save it as toast.md").
+_THEN_ACTS = re.compile(r"\b(?:then|and (?:post|send|save|publish|email|share|upload|add|put|store|tweet))\b")
 _SAY_IN = re.compile(r"^\W*how (?:do|would|can|should|could) (?:you|i|we|one) (?:say|write)\b.*\bin ([a-z]+)\b")
 _MEANS = re.compile(r"^\W*(?:what(?:'s|’s| is| does| do)\b.{0,80}?\bmean\b|what(?:'s|’s| is) the meaning of\b)")
 _DIFFERENCE = re.compile(r"^\W*what(?:'s|’s| is) the (?:(?!time\b)\w+ )?difference between\b(.*)")
@@ -58,8 +72,8 @@ _AT_HAND = frozenset("the my our your their this these those both two its his he
 
 
 def asked_of_assistant(text: str, values: Collection[str]) -> str | None:
-    """The operation (a key of :data:`OPERATION_FORMS`) a question asks of the assistant's own
-    knowledge, or None. ``values``: the kinds of value the request gives (values.request_values)."""
+    """The operation (a key of :data:`OPERATION_FORMS`) a request asks of the assistant's own
+    knowledge or pen, or None. ``values``: the kinds of value the request gives (values.request_values)."""
     if {"url", "path"} & set(values):
         return None
     lowered = " ".join(text.lower().split())
@@ -75,4 +89,7 @@ def asked_of_assistant(text: str, values: Collection[str]) -> str | None:
         return "define"
     if _WORDS_FOR.search(lowered):
         return "thesaurus"
+    written = _COMPOSE.match(lowered)
+    if written is not None and not _THEN_ACTS.search(lowered) and not values:
+        return _KIND.get(written.group(1), written.group(1))
     return None

@@ -84,14 +84,14 @@ class TextRanker:
         """False when an English request leads with a specific operation (verbs.LITERAL_OPERATIONS)
         that no tool's indexed words name, in any of its forms ("book" or "reserve"): the catalog
         cannot do it, whatever else matches. Booking is offered too by a tool that names what is
-        booked (verbs.OFFERED_BY_OBJECT: a flight search serves "book a flight to Dubai"). A question
-        with no leading verb that asks the assistant's own knowledge (knowledge.asked_of_assistant:
-        a meaning, a difference, a translation, a synonym) is offered by a tool naming that operation."""
+        booked (verbs.OFFERED_BY_OBJECT: a flight search serves "book a flight to Dubai"). A request
+        the assistant answers from what it knows (knowledge.asked_of_assistant: a meaning, a
+        difference, a translation, a synonym, a poem or a joke) is offered by a tool naming that."""
         verb, vocabulary = view.verb, self._lexical.bm25.vocab
-        if verb is None:
-            asked = asked_of_assistant(text, view.values)  # read in six languages: its patterns say which
-            return asked is None or any(stem(f) in vocabulary for f in OPERATION_FORMS[asked])
-        if verb not in LITERAL_OPERATIONS or not is_english(text):
+        asked = asked_of_assistant(text, view.values)  # read in six languages: its patterns say which
+        if asked is not None:
+            return any(stem(f) in vocabulary for f in OPERATION_FORMS[asked])
+        if verb is None or verb not in LITERAL_OPERATIONS or not is_english(text):
             return True
         if verb in OFFERED_BY_OBJECT and any(o in vocabulary for o in view.objects):
             return True
