@@ -27,6 +27,8 @@ def asked(text):
     ("tell me a joke about programmers", "joke"),
     ("Can you write a short, funny toast for my sister's wedding?", "toast"),
     ("write an illustrated bedtime story about a shy dragon", "story"),
+    ("can you help me word a polite email turning down a job offer?", "letter"),
+    ("write a cover letter for a junior data analyst job", "letter"),
 ])
 def test_a_question_of_meaning_or_language_asks_the_assistant(text, operation):
     assert asked(text) == operation
@@ -46,11 +48,13 @@ def test_a_question_of_meaning_or_language_asks_the_assistant(text, operation):
     "write a short story and save it as story.md",
     "write a summary of the meeting notes",  # no piece of writing for fun
     "tell me the status of the deploy",
+    "write a message in #general that the deploy is done",  # a channel's tool posts messages
+    "write a note titled 'Daily goals' in my Work folder",  # a notes tool keeps notes
 ])
 def test_other_requests_ask_nothing_of_the_assistant(text):
     assert asked(text) is None
 
 
 def test_every_operation_has_the_words_its_tools_say():
-    assert {"define", "translate", "thesaurus", "poem", "joke", "story", "toast", "riddle"} == set(OPERATION_FORMS)
+    assert {"define", "translate", "thesaurus", "poem", "joke", "story", "toast", "riddle", "letter"} == set(OPERATION_FORMS)
     assert all(forms for forms in OPERATION_FORMS.values())
