@@ -20,6 +20,8 @@ def asked(text):
     ("How would I say \"see you tomorrow\" in German", "translate"),
     ("qual è la differenza tra «perché» e «poiché»?", "define"),
     ("¿qué significa «sobremesa»?", "define"),
+    ("Kannst du mir erklären, wann man „seit“ und wann „seid“ schreibt?", "define"),
+    ("explique-moi simplement ce qu'est l'inflation", "define"),
     ("comment dit-on « cheers » en anglais ?", "translate"),
     ("give me a synonym for 'resilient' that sounds less corporate", "thesaurus"),
     ("what rhymes with orange?", "thesaurus"),

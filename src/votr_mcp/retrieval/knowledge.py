@@ -9,18 +9,18 @@ time tool for "thank you for your patience". A catalog serves such a request onl
 says it does it (a dictionary that gives definitions, a translator, a thesaurus, a joke API): where
 no tool's words name it, the evidence ``verb_offered`` says so (ranking.py), as for a specific
 operation the catalog does not offer. Questions are read in English, and in German, French,
-Spanish, Italian and Portuguese for the meaning, the difference and how one says a thing ("qual è
+Spanish, Italian and Portuguese for an explanation, the meaning, the difference and how one says a thing ("qual è
 la differenza tra «perché» e «poiché»?"); writing is read in English.
 
 Not read when the request points at something to read (a URL, a path: "what does this error in
 /var/log/app.log mean" needs the file read first), compares things of its own ("the difference
 between my branch and main", "… these two files": tools compare those), or hands what is written to
 a tool next ("write a poem and post it to our blog"). Over the human-style sets of eval/queries and
-the shared benchmarks, both splits, it reads 78 no-tool requests and 52 answerable ones (46 of
+the shared benchmarks, both splits, it reads 83 no-tool requests and 52 answerable ones (46 of
 MetaTool's, "How do I say 'hello' in Spanish?", "Can you tell me a story using AI?"; "tell me a corny
 dad joke" of human-smithery). Every answerable one is asked of a catalog with a tool that names what
-it asks (a translator, a story or joke tool, mail), so nothing changes there; 41 no-tool requests lose
-the evidence, 38 of them on the registry and the 30-tool personal catalog, where no tool names these
+it asks (a translator, a story or joke tool, mail), so nothing changes there; 45 no-tool requests lose
+the evidence, 42 of them on the registry and the 30-tool personal catalog, where no tool names these
 words.
 """
 
@@ -51,9 +51,10 @@ _LANGUAGES = frozenset(
     "russian ukrainian greek turkish arabic hebrew hindi bengali urdu chinese mandarin cantonese japanese "
     "korean thai vietnamese indonesian malay tagalog swahili latin".split())
 
-# The same questions in German, French, Spanish, Italian and Portuguese (what X means, the difference
-# between two things, how one says X), read alike.
-_MEANS_ELSEWHERE = re.compile(r"\b(?:was bedeutet|was heißt|que veut dire|qu'est-ce que veut dire|que signifie|"
+# The same questions in German, French, Spanish, Italian and Portuguese (explain X, what X means,
+# the difference between two things, how one says X), read alike.
+_MEANS_ELSEWHERE = re.compile(r"\b(?:erklär(?:e|en|st)?|erklaer(?:e|en)?|explique(?:z)?(?:-moi)?|explícame|explicame|"
+                              r"explícanos|spiegami|spiegaci|explica-me|me explica)\b|\b(?:was bedeutet|was heißt|que veut dire|qu'est-ce que veut dire|que signifie|"
                               r"qué significa|que significa|cosa significa|che significa|o que significa|o que quer dizer)\b")
 _DIFFERENCE_ELSEWHERE = re.compile(r"\b(?:unterschied zwischen|différence entre|difference entre|diferencia entre|"
                                    r"differenza (?:tra|fra)|diferença entre)\b(.*)")
