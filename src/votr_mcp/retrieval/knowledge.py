@@ -71,6 +71,9 @@ _WORDING = re.compile(r"^\W*(?:(?:please|can you|could you|would you|help me|pls
 _KIND = {"poetry": "poem", "haiku": "poem", "limerick": "poem", "sonnet": "poem", "pun": "joke", "tale": "story"}
 # A piece written to be used by a tool next ("… and post it to our blog", "then save it as toast.md").
 _THEN_ACTS = re.compile(r"\b(?:then|and (?:post|send|save|publish|email|share|upload|add|put|store|tweet))\b")
+# A word every pattern read anywhere in the text starts with: most requests have none.
+_ANYWHERE = re.compile(r"erkl|explic|expliq|spieg|bedeut|heißt|signif|veut dire|quer dizer|unterschied|diff[ée]ren|"
+                       r"diferen|sagt man|dit-on|on dit|se dic|si dice|se diz|synonym|antonym|another word|rhym")
 _SAY_IN = re.compile(r"^\W*how (?:do|would|can|should|could) (?:you|i|we|one) (?:say|write)\b.*\bin ([a-z]+)\b")
 _MEANS = re.compile(r"^\W*(?:what(?:'s|’s| is| does| do)\b.{0,80}?\bmean\b|what(?:'s|’s| is) the meaning of\b)")
 _DIFFERENCE = re.compile(r"^\W*what(?:'s|’s| is) the (?:(?!time\b)\w+ )?difference between\b(.*)")
@@ -86,21 +89,25 @@ def asked_of_assistant(text: str, values: Collection[str]) -> str | None:
     if {"url", "path"} & set(values):
         return None
     lowered = " ".join(text.lower().split())
+    if _ANYWHERE.search(lowered):  # the patterns read anywhere in the text (a search's hot path: most have none)
+        if _SAY_ELSEWHERE.search(lowered):
+            return "translate"
+        if _MEANS_ELSEWHERE.search(lowered):
+            return "define"
+        differ = _DIFFERENCE_ELSEWHERE.search(lowered)
+        if differ is not None and not _AT_HAND.intersection(re.findall(r"\w+", differ.group(1))):
+            return "define"
+        if _WORDS_FOR.search(lowered):
+            return "thesaurus"
     said = _SAY_IN.match(lowered)
     if said is not None:
         return "translate" if said.group(1) in _LANGUAGES else None
-    if _SAY_ELSEWHERE.search(lowered):
-        return "translate"
-    if _MEANS.match(lowered) or _MEANS_ELSEWHERE.search(lowered):
+    if _MEANS.match(lowered):
         return "define"
-    differ = _DIFFERENCE.match(lowered) or _DIFFERENCE_ELSEWHERE.search(lowered)
+    differ = _DIFFERENCE.match(lowered)
     if differ is not None and not _AT_HAND.intersection(re.findall(r"\w+", differ.group(1))):
         return "define"
-    if _WORDS_FOR.search(lowered):
-        return "thesaurus"
-    if _THEN_ACTS.search(lowered) or values:
-        return None
     written = _COMPOSE.match(lowered)
-    if written is not None:
-        return _KIND.get(written.group(1), written.group(1))
-    return "letter" if _WORDING.match(lowered) else None
+    if (written is None and not _WORDING.match(lowered)) or values or _THEN_ACTS.search(lowered):
+        return None
+    return _KIND.get(written.group(1), written.group(1)) if written is not None else "letter"
