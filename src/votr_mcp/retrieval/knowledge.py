@@ -9,8 +9,8 @@ time tool for "thank you for your patience". A catalog serves such a request onl
 says it does it (a dictionary that gives definitions, a translator, a thesaurus, a joke API): where
 no tool's words name it, the evidence ``verb_offered`` says so (ranking.py), as for a specific
 operation the catalog does not offer. Questions are read in English, and in German, French,
-Spanish, Italian and Portuguese for an explanation, the meaning, the difference and how one says a thing ("qual è
-la differenza tra «perché» e «poiché»?"); writing is read in English.
+Spanish, Italian and Portuguese for an explanation, the meaning, the difference and how one says a
+thing ("qual è la differenza tra «perché» e «poiché»?"); writing is read in English.
 
 Not read when the request points at something to read (a URL, a path: "what does this error in
 /var/log/app.log mean" needs the file read first), compares things of its own ("the difference
@@ -54,7 +54,8 @@ _LANGUAGES = frozenset(
 # The same questions in German, French, Spanish, Italian and Portuguese (explain X, what X means,
 # the difference between two things, how one says X), read alike.
 _MEANS_ELSEWHERE = re.compile(r"\b(?:erklär(?:e|en|st)?|erklaer(?:e|en)?|explique(?:z)?(?:-moi)?|explícame|explicame|"
-                              r"explícanos|spiegami|spiegaci|explica-me|me explica)\b|\b(?:was bedeutet|was heißt|que veut dire|qu'est-ce que veut dire|que signifie|"
+                              r"explícanos|spiegami|spiegaci|explica-me|me explica)\b|"
+                              r"\b(?:was bedeutet|was heißt|que veut dire|qu'est-ce que veut dire|que signifie|"
                               r"qué significa|que significa|cosa significa|che significa|o que significa|o que quer dizer)\b")
 _DIFFERENCE_ELSEWHERE = re.compile(r"\b(?:unterschied zwischen|différence entre|difference entre|diferencia entre|"
                                    r"differenza (?:tra|fra)|diferença entre)\b(.*)")
