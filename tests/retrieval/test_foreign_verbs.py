@@ -23,6 +23,8 @@ from votr_mcp.retrieval.rerank import QueryView
     ("Quiero ver los commits de esta semana del repo", "see"),  # "I want" is read past, like politeness
     ("Tu peux convertir mon fichier rapport.md en PDF ?", "convert"),
     ("Wyślij na kanał #deploy wiadomość", "send"),
+    ("Kannst du mir erklären, wann man seit und seid schreibt?", "explain"),
+    ("spiegami la ricorsione come se avessi dieci anni", "explain"),
     ("把 demo.mp4 缩放成 1280x720", "resize"),
     ("CVE-2024-3094 の詳細を調べて", "search"),
     ("backup.zip 압축을 풀어줘", "unzip"),  # a form of two words is read whole

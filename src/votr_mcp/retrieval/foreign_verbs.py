@@ -89,6 +89,8 @@ see: sieh ver voir vedere zien посмотри
 resize: skaliere redimensiona redimensionne ridimensiona
 tell: dis-moi dimmi diga diz-me zeg скажи
 extract: extrahiere extrae extraire estrai extrai
+explain: erkläre erklär erklären erklaere explique explique-moi expliquer explícame explicame explícanos explicar
+  spiega spiegami spiegaci spiegare explica explica-me verklaar объясни
 """
 
 # English verb: its forms in zh, ja, ko (substrings; "_" stands for a space inside a form).

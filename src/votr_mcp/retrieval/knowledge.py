@@ -10,7 +10,8 @@ says it does it (a dictionary that gives definitions, a translator, a thesaurus,
 no tool's words name it, the evidence ``verb_offered`` says so (ranking.py), as for a specific
 operation the catalog does not offer. Questions are read in English, and in German, French,
 Spanish, Italian and Portuguese for an explanation, the meaning, the difference and how one says a
-thing ("qual è la differenza tra «perché» e «poiché»?"); writing is read in English.
+thing ("qual è la differenza tra «perché» e «poiché»?"; an explanation by the verb foreign_verbs.py
+reads, "erklär mir …", "spiegami …"); writing is read in English.
 
 Not read when the request points at something to read (a URL, a path: "what does this error in
 /var/log/app.log mean" needs the file read first), compares things of its own ("the difference
@@ -28,6 +29,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection
+
+from votr_mcp.retrieval.foreign_verbs import foreign_verb
 
 __all__ = ["OPERATION_FORMS", "asked_of_assistant"]
 
@@ -51,11 +54,9 @@ _LANGUAGES = frozenset(
     "russian ukrainian greek turkish arabic hebrew hindi bengali urdu chinese mandarin cantonese japanese "
     "korean thai vietnamese indonesian malay tagalog swahili latin".split())
 
-# The same questions in German, French, Spanish, Italian and Portuguese (explain X, what X means,
+# The same questions in German, French, Spanish, Italian and Portuguese (what X means,
 # the difference between two things, how one says X), read alike.
-_MEANS_ELSEWHERE = re.compile(r"\b(?:erklär(?:e|en|st)?|erklaer(?:e|en)?|explique(?:z)?(?:-moi)?|explícame|explicame|"
-                              r"explícanos|spiegami|spiegaci|explica-me|me explica)\b|"
-                              r"\b(?:was bedeutet|was heißt|que veut dire|qu'est-ce que veut dire|que signifie|"
+_MEANS_ELSEWHERE = re.compile(r"\b(?:was bedeutet|was heißt|que veut dire|qu'est-ce que veut dire|que signifie|"
                               r"qué significa|que significa|cosa significa|che significa|o que significa|o que quer dizer)\b")
 _DIFFERENCE_ELSEWHERE = re.compile(r"\b(?:unterschied zwischen|différence entre|difference entre|diferencia entre|"
                                    r"differenza (?:tra|fra)|diferença entre)\b(.*)")
@@ -73,7 +74,7 @@ _KIND = {"poetry": "poem", "haiku": "poem", "limerick": "poem", "sonnet": "poem"
 # A piece written to be used by a tool next ("… and post it to our blog", "then save it as toast.md").
 _THEN_ACTS = re.compile(r"\b(?:then|and (?:post|send|save|publish|email|share|upload|add|put|store|tweet))\b")
 # A word every pattern read anywhere in the text starts with: most requests have none.
-_ANYWHERE = re.compile(r"erkl|explic|expliq|spieg|bedeut|heißt|signif|veut dire|quer dizer|unterschied|diff[ée]ren|"
+_ANYWHERE = re.compile(r"erkl|explic|explíc|expliq|spieg|verklaar|объясн|bedeut|heißt|signif|veut dire|quer dizer|unterschied|diff[ée]ren|"
                        r"diferen|sagt man|dit-on|on dit|se dic|si dice|se diz|synonym|antonym|another word|rhym")
 _SAY_IN = re.compile(r"^\W*how (?:do|would|can|should|could) (?:you|i|we|one) (?:say|write)\b.*\bin ([a-z]+)\b")
 _MEANS = re.compile(r"^\W*(?:what(?:'s|’s| is| does| do)\b.{0,80}?\bmean\b|what(?:'s|’s| is) the meaning of\b)")
@@ -93,7 +94,7 @@ def asked_of_assistant(text: str, values: Collection[str]) -> str | None:
     if _ANYWHERE.search(lowered):  # the patterns read anywhere in the text (a search's hot path: most have none)
         if _SAY_ELSEWHERE.search(lowered):
             return "translate"
-        if _MEANS_ELSEWHERE.search(lowered):
+        if _MEANS_ELSEWHERE.search(lowered) or foreign_verb(text) == "explain":  # "erklär mir …", "spiegami …"
             return "define"
         differ = _DIFFERENCE_ELSEWHERE.search(lowered)
         if differ is not None and not _AT_HAND.intersection(re.findall(r"\w+", differ.group(1))):
