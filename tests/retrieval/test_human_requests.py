@@ -92,6 +92,19 @@ def test_a_question_of_meaning_or_language_is_chat_unless_a_tool_gives_meanings_
     assert offered.evidence["verb_offered"] == 1.0 and offered.ranked[0].call_name == "dict__define_word"
 
 
+def test_an_alarm_a_lamp_or_the_weather_is_refused_unless_a_tool_names_it(registry, joint):
+    # No tool of the registry keeps alarms or timers, switches lamps or knows the weather: the time
+    # server's and the browser's words were the nearest ones.
+    for request in ("set a timer for 12 minutes", "turn off the lights in the living room",
+                    "what's the weather going to be like tomorrow in Berlin", "wake me up at 6:30 tomorrow"):
+        result = registry.search(request)
+        assert result.evidence["verb_offered"] == 0.0 and result.abstained, [h.call_name for h in result.hits]
+    weather = Catalog([*registry.catalog, Tool(server="weather", name="get_forecast",
+                                               description="Weather forecast for a city: temperature, rain and wind.")])
+    offered = Retriever.build(weather, embedder=joint).search("what's the weather going to be like tomorrow in Berlin")
+    assert offered.evidence["verb_offered"] == 1.0 and offered.ranked[0].call_name == "weather__get_forecast"
+
+
 def test_a_near_miss_for_another_thing_is_seen_when_the_tools_with_that_action_name_other_things(registry):
     # The spreadsheet server deletes sheets and notes; nothing here books or deletes calendar events.
     other = registry.search("delete the calendar event for Friday's standup").evidence

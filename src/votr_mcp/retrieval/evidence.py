@@ -42,7 +42,9 @@ channels, each feature oriented so that more means "a tool fits":
   on a catalog with no travel tool: 0). So do requests the assistant answers from what it knows:
   what a word means, how two ideas differ, how one says a thing (in six languages), a synonym, a
   poem, a joke or a story ("what's the difference between a list and a tuple" where no tool gives
-  meanings, "tell me a joke about programmers" where none tells jokes: knowledge.py).
+  meanings, "tell me a joke about programmers" where none tells jokes: knowledge.py), and those a
+  phone or a smart home serves: an alarm, a timer, a reminder, the calendar, a lamp, the heating,
+  the weather ("set a timer for 12 minutes" where no tool keeps timers: everyday.py).
 - ``service_offered``: 0 when the request names a well-known service where it acts and no tool
   names it ("play my Discover Weekly on Spotify" where a media tool plays, but nothing is Spotify:
   services.py), else 1.

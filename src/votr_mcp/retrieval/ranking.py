@@ -13,6 +13,7 @@ from scipy import sparse as sp
 
 from votr_mcp.index.tokenize import stem
 from votr_mcp.retrieval.dense_scores import DenseScores, dense_scores, exact_rows
+from votr_mcp.retrieval.everyday import EVERYDAY_FORMS, everyday_operation
 from votr_mcp.retrieval.evidence import evidence
 from votr_mcp.retrieval.features import Ranking, by_request
 from votr_mcp.retrieval.fusion import Fused, fuse, fused_head, sparse_queries
@@ -86,11 +87,16 @@ class TextRanker:
         cannot do it, whatever else matches. Booking is offered too by a tool that names what is
         booked (verbs.OFFERED_BY_OBJECT: a flight search serves "book a flight to Dubai"). A request
         the assistant answers from what it knows (knowledge.asked_of_assistant: a meaning, a
-        difference, a translation, a synonym, a poem or a joke) is offered by a tool naming that."""
+        difference, a translation, a synonym, a poem or a joke), or a phone or a home does
+        (everyday.everyday_operation: an alarm, a timer, a lamp, the weather), is offered by a
+        tool naming that."""
         verb, vocabulary = view.verb, self._lexical.bm25.vocab
         asked = asked_of_assistant(text, view.values)  # read in six languages: its patterns say which
         if asked is not None:
             return any(stem(f) in vocabulary for f in OPERATION_FORMS[asked])
+        everyday = everyday_operation(text)
+        if everyday is not None:
+            return any(stem(f) in vocabulary for f in EVERYDAY_FORMS[everyday])
         if verb is None or verb not in LITERAL_OPERATIONS or not is_english(text):
             return True
         if verb in OFFERED_BY_OBJECT and any(o in vocabulary for o in view.objects):
