@@ -31,6 +31,12 @@ def asked(text):
     ("write an illustrated bedtime story about a shy dragon", "story"),
     ("can you help me word a polite email turning down a job offer?", "letter"),
     ("write a cover letter for a junior data analyst job", "letter"),
+    ("write me a short bio for my LinkedIn profile, I'm a data engineer", "bio"),
+    ("could you write an essay on the causes of the first world war", "essay"),
+    ("come up with a catchy tagline for my bakery", "slogan"),
+    ("give me three ideas for a team-building activity", "ideas"),
+    ("can you suggest some gift ideas for my dad", "ideas"),
+    ("give me some tips for a job interview", "ideas"),
 ])
 def test_a_question_of_meaning_or_language_asks_the_assistant(text, operation):
     assert asked(text) == operation
@@ -52,11 +58,15 @@ def test_a_question_of_meaning_or_language_asks_the_assistant(text, operation):
     "tell me the status of the deploy",
     "write a message in #general that the deploy is done",  # a channel's tool posts messages
     "write a note titled 'Daily goals' in my Work folder",  # a notes tool keeps notes
+    "give me the names of all the suppliers located in New York",  # a query, not ideas
+    "list the column names for the users table",
+    "give me ideas for a blog post and save them to ideas.md",  # a tool keeps what is written
 ])
 def test_other_requests_ask_nothing_of_the_assistant(text):
     assert asked(text) is None
 
 
 def test_every_operation_has_the_words_its_tools_say():
-    assert {"define", "translate", "thesaurus", "poem", "joke", "story", "toast", "riddle", "letter"} == set(OPERATION_FORMS)
+    assert {"define", "translate", "thesaurus", "poem", "joke", "story", "toast", "riddle", "bio", "essay", "slogan",
+            "ideas", "letter"} == set(OPERATION_FORMS)
     assert all(forms for forms in OPERATION_FORMS.values())
