@@ -54,7 +54,10 @@ _LITERAL = frozenset({"merge", "push", "pull", "rebase", "stash", "clone", "tag"
                       "paraphrase", "rephrase", "reword",
                       # what one does to an account, a post or a payment, named by the tools that do it
                       "refund", "withdraw", "deposit", "unfollow", "mute", "unmute", "ban", "unban", "snooze", "pin",
-                      "unpin", "squash", "ping", "retweet", "repost", "upvote", "downvote", "unstar",
+                      "unpin", "squash", "ping", "retweet", "repost", "upvote", "downvote", "unstar", "unsubscribe",
+                      "fork",
+                      # what a file, a sheet or a program is given or taken: a tool that does it names it
+                      "unzip", "encrypt", "decrypt", "protect", "unprotect", "lock", "unlock", "uninstall",
                       # sending or running later, a feature of its own ("schedule the email for 8am")
                       "schedule"})
 
