@@ -41,6 +41,14 @@ def test_negative_idf_is_floored_like_rank_bm25():
     assert idf[1] == pytest.approx(raw[1])
 
 
+def test_a_term_is_named_in_some_documents_only_where_one_of_them_has_it():
+    index = BM25Index([tokenize(d) for d in DOCS])
+    email, issue = DOCS.index("send an email message to a recipient"), DOCS.index("create a new issue in a github repository")
+    assert index.named_in(["email"], [email, issue]) and index.named_in(["zzz", "issue"], [issue])
+    assert not index.named_in(["email"], [issue])  # in the corpus, but not in these documents
+    assert not index.named_in(["zzz"], range(len(DOCS))) and not index.named_in(["email"], [])
+
+
 def test_bm25_refuses_an_empty_corpus_with_a_clear_message():
     with pytest.raises(ValueError, match="at least one document"):
         BM25Index([])

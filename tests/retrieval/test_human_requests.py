@@ -105,6 +105,19 @@ def test_an_alarm_a_lamp_or_the_weather_is_refused_unless_a_tool_names_it(regist
     assert offered.evidence["verb_offered"] == 1.0 and offered.ranked[0].call_name == "weather__get_forecast"
 
 
+def test_an_operation_is_offered_by_the_first_ranked_tools_not_by_any_tool_of_the_catalog(registry, joint):
+    # A cooking glossary gives definitions: asked what a cooking word means, it leads; asked how git
+    # merge and rebase differ, it is not among the first tools, and git's diffs explain no ideas.
+    glossary = Tool(server="kitchen", name="cooking_glossary",
+                    description="Definitions of cooking terms such as braise, julienne and roux.")
+    kitchen = Retriever.build(Catalog([*registry.catalog, glossary]), embedder=joint)
+    cooking = kitchen.search("what does 'julienne' mean in cooking?")
+    assert cooking.evidence["verb_offered"] == 1.0 and cooking.ranked[0].call_name == "kitchen__cooking_glossary"
+    git = kitchen.search("what's the difference between git merge and git rebase?")
+    assert "kitchen__cooking_glossary" not in [h.call_name for h in git.ranked[:5]]
+    assert git.evidence["verb_offered"] == 0.0 and git.abstained, [h.call_name for h in git.ranked[:5]]
+
+
 def test_a_near_miss_for_another_thing_is_seen_when_the_tools_with_that_action_name_other_things(registry):
     # The spreadsheet server deletes sheets and notes; nothing here books or deletes calendar events.
     other = registry.search("delete the calendar event for Friday's standup").evidence

@@ -10,7 +10,7 @@ one sparse column slice and a matrix-vector product: no per-document Python loop
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 import scipy.sparse as sp
@@ -73,6 +73,11 @@ class BM25Index:
         for p in postings[1:]:
             found = np.intersect1d(found, p, assume_unique=True)
         return len(found) > 0
+
+    def named_in(self, terms: Iterable[str], docs: Sequence[int] | NDArray[np.intp]) -> bool:
+        """Whether one of ``docs`` has one of ``terms`` (each a posting list read, not the whole column)."""
+        rows = np.asarray(docs, dtype=np.intp)
+        return any(np.isin(self._weights[:, self.vocab[t]].indices, rows).any() for t in terms if t in self.vocab)
 
     def scores(self, query_tokens: Sequence[str]) -> NDArray[np.float64]:
         """BM25 score of every document; repeated query tokens count again, as in rank_bm25."""

@@ -34,11 +34,12 @@ channels, each feature oriented so that more means "a tool fits":
   (named.py) none of whose tools says it does that ("delete the Heroku app …" where Heroku's tools
   list and read), else 1;
 - ``verb_offered``: 0 when an English request leads with a specific operation (push, stash, rebase,
-  zip, print, ...: verbs.LITERAL_OPERATIONS) that no tool of the whole catalog names anywhere in
-  its texts, else 1: "push my commits to origin" where the git server only commits. Explaining,
+  zip, print, ...: verbs.LITERAL_OPERATIONS) that none of the first five ranked tools names
+  anywhere in its texts, else 1: "push my commits to origin" where the git server only commits (a
+  tool that does it deep in a big catalog is not what this search hands on). Explaining,
   brainstorming and rewriting count as such operations: "explain recursion like I'm five" is chat
   where no tool says it explains (and "explain https://…" reads the page: intent.reads_first).
-  Booking counts where a tool books or reserves, or names what is booked ("book a flight to Paris"
+  Booking counts where a ranked tool books or reserves, or any names what is booked ("book a flight to Paris"
   on a catalog with no travel tool: 0). So do requests the assistant answers from what it knows:
   what a word means, how two ideas differ, how one says a thing (in six languages), a synonym, a
   poem, a joke or a story ("what's the difference between a list and a tuple" where no tool gives
@@ -62,7 +63,7 @@ from votr_mcp.retrieval.request_object import names_object
 from votr_mcp.retrieval.rerank import QueryView, ToolView
 from votr_mcp.retrieval.verbs import LITERAL_OPERATIONS
 
-__all__ = ["EVIDENCE", "evidence", "no_evidence"]
+__all__ = ["EVIDENCE", "SUPPORT_DEPTH", "evidence", "no_evidence"]
 
 EVIDENCE = ("top_cosine", "mean_cosine_10", "top_minilm", "top_use", "cosine_z", "splade_top", "agreement",
             "action_fit", "action_supported", "object_supported", "server_supported", "unlike_chat", "tool_request",

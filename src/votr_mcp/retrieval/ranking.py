@@ -4,7 +4,7 @@ abstention reads. A base class of the Retriever, apart from its lifecycle and it
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
@@ -14,7 +14,7 @@ from scipy import sparse as sp
 from votr_mcp.index.tokenize import stem
 from votr_mcp.retrieval.dense_scores import DenseScores, dense_scores, exact_rows
 from votr_mcp.retrieval.everyday import EVERYDAY_FORMS, everyday_operation
-from votr_mcp.retrieval.evidence import evidence
+from votr_mcp.retrieval.evidence import SUPPORT_DEPTH, evidence
 from votr_mcp.retrieval.features import Ranking, by_request
 from votr_mcp.retrieval.fusion import Fused, fuse, fused_head, sparse_queries
 from votr_mcp.retrieval.knowledge import OPERATION_FORMS, asked_of_assistant
@@ -81,27 +81,34 @@ class TextRanker:
                              use_cosine=f.model_cosines[-1][head] if f.model_cosines else None,
                              splade=f.splade[head] / max(float(f.splade.max()), 1e-9) if f.splade is not None else None)
 
-    def _verb_offered(self, text: str, view: QueryView) -> bool:
+    def _verb_offered(self, text: str, view: QueryView, ranked: NDArray[np.intp]) -> bool:
         """False when an English request leads with a specific operation (verbs.LITERAL_OPERATIONS)
-        that no tool's indexed words name, in any of its forms ("book" or "reserve"): the catalog
-        cannot do it, whatever else matches. Booking is offered too by a tool that names what is
-        booked (verbs.OFFERED_BY_OBJECT: a flight search serves "book a flight to Dubai"). A request
-        the assistant answers from what it knows (knowledge.asked_of_assistant: a meaning, a
-        difference, a translation, a synonym, a poem or a joke), or a phone or a home does
+        that none of the first ranked tools (evidence.SUPPORT_DEPTH of ``ranked``) names in its
+        indexed words, in any of its forms ("book" or "reserve"): what this search hands on cannot
+        do it, whatever else matches, and a tool that does it deep in a big catalog is not among
+        what it hands on. Booking is offered too by a tool of the catalog that names what is booked
+        (verbs.OFFERED_BY_OBJECT: a flight search serves "book a flight to Dubai"). A request the
+        assistant answers from what it knows (knowledge.asked_of_assistant: a meaning, a difference,
+        a translation, a synonym, a poem or a joke), or a phone or a home does
         (everyday.everyday_operation: an alarm, a timer, a lamp, the weather), is offered by a
-        tool naming that."""
+        first ranked tool naming that."""
         verb, vocabulary = view.verb, self._lexical.bm25.vocab
+        head = ranked[:SUPPORT_DEPTH]
+
+        def named(forms: Iterable[str]) -> bool:
+            return self._lexical.bm25.named_in({stem(f) for f in forms}, head)
+
         asked = asked_of_assistant(text, view.values)  # read in six languages: its patterns say which
         if asked is not None:
-            return any(stem(f) in vocabulary for f in OPERATION_FORMS[asked])
+            return named(OPERATION_FORMS[asked])
         everyday = everyday_operation(text)
         if everyday is not None:
-            return any(stem(f) in vocabulary for f in EVERYDAY_FORMS[everyday])
+            return named(EVERYDAY_FORMS[everyday])
         if verb is None or verb not in LITERAL_OPERATIONS or not is_english(text):
             return True
         if verb in OFFERED_BY_OBJECT and any(o in vocabulary for o in view.objects):
             return True
-        return any(stem(form) in vocabulary for form in verb_forms(verb))
+        return named(verb_forms(verb))
 
     def _adapted(self, text: str, vec: NDArray[np.float32]) -> NDArray[np.float32]:
         """The query vector the dense list reads: corrected by the query adapter when it is on and
@@ -177,7 +184,7 @@ class TextRanker:
         if len(ranked) > len(ranked_scores):  # a named tool from outside the head: it leads at the best score
             ranked_scores = np.r_[ranked_scores[:1], ranked_scores][: len(ranked)]
         found = evidence(self._unadapted(f, scored, vec, ranked), ranked, view, self._features.views, self._splade_norms,
-                         self._chat_similarity(text, vec), self._tool_request(vec), self._verb_offered(text, view),
+                         self._chat_similarity(text, vec), self._tool_request(vec), self._verb_offered(text, view, ranked),
                          self._features.servers.supports(text, view),
                          service_offered(text, view.verb, self._lexical.bm25.together)) if vec is not None else {}
         return Ranking(ranked, ranked_scores, f.cosine[ranked], f.lexical[ranked], found)
