@@ -388,13 +388,16 @@ def test_the_action_gate_refuses_what_no_ranked_tool_does_when_it_clears_the_bar
     elsewhere = {"action_supported": 1.0, "object_supported": 0.0, "action_fit": 0.0}  # the tools that do it act on other things
     done = {"action_supported": 1.0, "object_supported": 0.0, "action_fit": 1.0}  # and the first tool's action is the one asked
     assert action_unsupported(unsupported) and action_unsupported(elsewhere) and not action_unsupported(done)
+    named = {**done, "object_given": 1.0}  # ... but the request names a file the tools doing it do not act on
+    assert action_unsupported(named) and not action_unsupported({**named, "object_supported": 1.0})
     assert cal.action_gated(unsupported, margin=0.4) and cal.action_gated(elsewhere, margin=0.99)
     assert not cal.action_gated(unsupported, margin=1.5)  # it fits well enough for the sum of the evidence to decide
     assert not cal.action_gated(done, margin=0.1)
     assert not Calibration().action_gated(unsupported, margin=0.1)  # a file without a gate (older ones)
     assert not cal.action_gated({}, margin=0.1)  # nothing read: no sign against the tools
     text = abstain_reason(3.1, 2.7, {"action_supported": 0.0}, ["filesystem__move_file"], gated=True)
-    assert text.startswith("no tool here does what it asks: the nearest ones do other actions (score 3.10, only just over the bar 2.70")
+    assert text.startswith("no tool here does what it asks: the nearest ones do other actions or act on other things (score 3.10, "
+                           "only just over the bar 2.70")
 
 
 def test_the_action_gate_round_trips_through_json(tmp_path):

@@ -60,6 +60,17 @@ def test_a_request_no_listed_tool_does_is_refused_when_it_clears_the_bar_only_na
     assert move.hits[0].call_name == "filesystem__move_file"
 
 
+def test_a_file_no_tool_deletes_is_refused_where_the_tools_that_delete_act_on_other_things(registry):
+    # The spreadsheet server deletes sheets and images; the filesystem server deletes nothing.
+    for request in ("remove the file /tmp/cache.bin", "delete the folder /tmp/build_cache"):
+        result = registry.search(request)
+        assert result.evidence["object_given"] == 1.0 and result.abstained, [h.call_name for h in result.hits]
+        assert result.reason.startswith("no tool here does what it asks")
+    sheet = registry.search("remove the Drafts sheet from budget.xlsx")
+    assert sheet.evidence["object_given"] == 1.0 and sheet.hits[0].call_name == "excel__delete_sheet"
+    assert registry.search("löschen Sie die Datei /tmp/cache.bin").evidence["object_given"] == 0.0  # read in English only
+
+
 def test_a_specific_operation_no_tool_of_the_catalog_names_is_refused(registry):
     # The git server commits, branches and diffs; nothing in the catalog pushes or stashes.
     for request in ("push my commits to origin", "stash my uncommitted changes for later"):

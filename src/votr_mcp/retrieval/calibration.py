@@ -300,10 +300,12 @@ def abstain_features(evidence: Mapping[str, float]) -> dict[str, float]:
 def action_unsupported(evidence: Mapping[str, float]) -> bool:
     """Whether the evidence says no ranked tool does the request's action: none of the first five
     says it does the verb the request leads with ("squash my last 4 commits"), or the tools that do
-    it act on something else and the first tool's action is another one ("put a password on
-    budget.xlsx" where the spreadsheet tools set, but settings and layouts)."""
-    return evidence.get("action_supported", 1.0) == 0.0 or (
-        evidence.get("object_supported", 1.0) == 0.0 and evidence.get("action_fit", 1.0) == 0.0)
+    it act on something else and either the first tool's action is another one ("put a password on
+    budget.xlsx" where the spreadsheet tools set, but settings and layouts) or the request names
+    what it acts on outright ("delete /tmp/old_report.pdf" where they delete sheets and images:
+    evidence.object_given)."""
+    return evidence.get("action_supported", 1.0) == 0.0 or (evidence.get("object_supported", 1.0) == 0.0 and (
+        evidence.get("action_fit", 1.0) == 0.0 or evidence.get("object_given", 0.0) == 1.0))
 
 
 def abstain_score(features: dict[str, float], weights: dict[str, float]) -> float:
@@ -319,8 +321,8 @@ def abstain_reason(score: float, threshold: float, features: dict[str, float], n
     gate refused it (:meth:`Calibration.action_gated`), its score clearing the threshold."""
     shown = ", ".join(f"{name.replace('_', ' ')} {value:.2f}" for name, value in features.items())
     if gated:
-        why = (f"no tool here does what it asks: the nearest ones do other actions (score {score:.2f}, only just over "
-               f"the bar {threshold:.2f}" + (f"; {shown})" if shown else ")"))
+        why = (f"no tool here does what it asks: the nearest ones do other actions or act on other things (score "
+               f"{score:.2f}, only just over the bar {threshold:.2f}" + (f"; {shown})" if shown else ")"))
     else:
         why = f"no tool fits well (score {score:.2f} < {threshold:.2f}" + (f"; {shown})" if shown else ")")
     return why + (f". Nearest, low confidence: {', '.join(nearest)}" if nearest else "")

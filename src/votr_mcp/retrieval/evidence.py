@@ -49,6 +49,10 @@ channels, each feature oriented so that more means "a tool fits":
 - ``service_offered``: 0 when the request names a well-known service where it acts and no tool
   names it ("play my Discover Weekly on Spotify" where a media tool plays, but nothing is Spotify:
   services.py), else 1.
+
+Besides these, ``object_given`` (1 when an English request changes a file or a path it gives) is
+read by the action gate only (calibration.action_unsupported), not weighed: "delete
+/tmp/old_report.pdf" where only spreadsheet tools delete, and they delete sheets and images.
 """
 
 from __future__ import annotations
@@ -63,7 +67,7 @@ from votr_mcp.retrieval.request_object import names_object
 from votr_mcp.retrieval.rerank import QueryView, ToolView
 from votr_mcp.retrieval.verbs import LITERAL_OPERATIONS
 
-__all__ = ["EVIDENCE", "SUPPORT_DEPTH", "evidence", "no_evidence"]
+__all__ = ["EVIDENCE", "SUPPORT_DEPTH", "evidence", "no_evidence", "object_given"]
 
 EVIDENCE = ("top_cosine", "mean_cosine_10", "top_minilm", "top_use", "cosine_z", "splade_top", "agreement",
             "action_fit", "action_supported", "object_supported", "server_supported", "unlike_chat", "tool_request",
@@ -126,4 +130,14 @@ def evidence(f: Fused, order: NDArray[np.intp], query: QueryView, views: Sequenc
         "tool_request": tool_request,
         "verb_offered": 1.0 if verb_offered else 0.0,
         "service_offered": 1.0 if service_offered else 0.0,
+        # Read by the action gate alone, not weighed (calibration.action_unsupported).
+        "object_given": 1.0 if object_given(query) else 0.0,
     }
+
+
+def object_given(query: QueryView) -> bool:
+    """Whether an English request changes a file or a path it gives ("delete /tmp/old_report.pdf"):
+    what it acts on is then named outright, and tools that do its verb to other things do not do
+    it. Other languages' objects are read from their values alone ("Cria uma planilha nova em
+    /docs/orcamento.xlsx" names a spreadsheet in words no tool's English says)."""
+    return query.english and "path" in query.values and query.verb not in (None, "read")

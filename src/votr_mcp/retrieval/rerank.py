@@ -161,6 +161,7 @@ class QueryView:
     values: frozenset[str] = frozenset()  # the kinds of value it gives (values.request_values)
     digest: str = ""  # the verb read as "read" first ("summarize" in "summarize https://…"), else ""
     begun: bool = False  # it leads with "start" and something to run: a tool that creates it starts it too
+    english: bool = True  # language.is_english: what it acts on is read from its words only in English
 
     @classmethod
     def of(cls, text: str, tokens: Sequence[str] | None = None) -> QueryView:
@@ -198,7 +199,7 @@ class QueryView:
         if verb is not None and "cells" in values:
             objects |= _CELLS  # "merge A1:D1": the range is taken out of the object, cells are it
         return cls(frozenset(tokens if tokens is not None else content_tokens(text)), f" {' '.join(words)} ",
-                   first, actions, query_bulk(text), verb, objects, values, digest, begun)
+                   first, actions, query_bulk(text), verb, objects, values, digest, begun, english)
 
     def done_by(self, tool: ToolView) -> bool:
         """Whether ``tool`` says it does what the request's leading verb asks: that action (to start
