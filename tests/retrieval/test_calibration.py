@@ -396,8 +396,8 @@ def test_the_action_gate_refuses_what_no_ranked_tool_does_when_it_clears_the_bar
     assert not Calibration().action_gated(unsupported, margin=0.1)  # a file without a gate (older ones)
     assert not cal.action_gated({}, margin=0.1)  # nothing read: no sign against the tools
     text = abstain_reason(3.1, 2.7, {"action_supported": 0.0}, ["filesystem__move_file"], gated=True)
-    assert text.startswith("no tool here does what it asks: the nearest ones do other actions or act on other things (score 3.10, "
-                           "only just over the bar 2.70")
+    assert text.startswith("no tool here does what it asks: the nearest ones do other actions or act on other things "
+                           "(score 3.10, only just over the bar 2.70")
 
 
 def test_the_action_gate_round_trips_through_json(tmp_path):

@@ -39,8 +39,8 @@ channels, each feature oriented so that more means "a tool fits":
   tool that does it deep in a big catalog is not what this search hands on). Explaining,
   brainstorming and rewriting count as such operations: "explain recursion like I'm five" is chat
   where no tool says it explains (and "explain https://…" reads the page: intent.reads_first).
-  Booking counts where a ranked tool books or reserves, or any names what is booked ("book a flight to Paris"
-  on a catalog with no travel tool: 0). So do requests the assistant answers from what it knows:
+  Booking counts where a ranked tool books or reserves, or any tool names what is booked ("book a
+  flight to Paris" on a catalog with no travel tool: 0). So do requests the assistant answers from what it knows:
   what a word means, how two ideas differ, how one says a thing (in six languages), a synonym, a
   poem, a joke or a story ("what's the difference between a list and a tuple" where no tool gives
   meanings, "tell me a joke about programmers" where none tells jokes: knowledge.py), and those a
