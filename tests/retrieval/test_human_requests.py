@@ -91,29 +91,33 @@ def test_a_request_to_explain_or_rewrite_is_chat_unless_a_tool_offers_it_or_it_p
     assert page.evidence["verb_offered"] == 1.0 and page.ranked[0].call_name == "fetch__fetch"
 
 
-def test_a_question_of_meaning_or_language_is_chat_unless_a_tool_gives_meanings_or_translates(registry, joint):
-    # Nothing in the registry says it defines, explains or translates: these are the assistant's to answer.
-    for request in ("what's the difference between a mutex and a semaphore?", "what does 'sonder' mean?",
-                    "how would you say 'see you tomorrow' in German", "tell me a joke about sysadmins"):
+def _refused_here_but_offered_by(registry, joint, requests, tool, asked):
+    """Each request is refused on the registry, its operation not offered; with ``tool`` added,
+    ``asked`` is offered and that tool leads."""
+    for request in requests:
         result = registry.search(request)
         assert result.evidence["verb_offered"] == 0.0 and result.abstained, [h.call_name for h in result.hits]
-    dictionary = Catalog([*registry.catalog, Tool(server="dict", name="define_word",
-                                                  description="Give the meaning and definition of an English word.")])
-    offered = Retriever.build(dictionary, embedder=joint).search("what does 'sonder' mean?")
-    assert offered.evidence["verb_offered"] == 1.0 and offered.ranked[0].call_name == "dict__define_word"
+    offered = Retriever.build(Catalog([*registry.catalog, tool]), embedder=joint).search(asked)
+    assert offered.evidence["verb_offered"] == 1.0 and offered.ranked[0].call_name == f"{tool.server}__{tool.name}"
+
+
+def test_a_question_of_meaning_or_language_is_chat_unless_a_tool_gives_meanings_or_translates(registry, joint):
+    # Nothing in the registry says it defines, explains or translates: these are the assistant's to answer.
+    _refused_here_but_offered_by(
+        registry, joint, ("what's the difference between a mutex and a semaphore?", "what does 'sonder' mean?",
+                          "how would you say 'see you tomorrow' in German", "tell me a joke about sysadmins"),
+        Tool(server="dict", name="define_word", description="Give the meaning and definition of an English word."),
+        "what does 'sonder' mean?")
 
 
 def test_an_alarm_a_lamp_or_the_weather_is_refused_unless_a_tool_names_it(registry, joint):
     # No tool of the registry keeps alarms or timers, switches lamps or knows the weather: the time
     # server's and the browser's words were the nearest ones.
-    for request in ("set a timer for 12 minutes", "turn off the lights in the living room",
-                    "what's the weather going to be like tomorrow in Berlin", "wake me up at 6:30 tomorrow"):
-        result = registry.search(request)
-        assert result.evidence["verb_offered"] == 0.0 and result.abstained, [h.call_name for h in result.hits]
-    weather = Catalog([*registry.catalog, Tool(server="weather", name="get_forecast",
-                                               description="Weather forecast for a city: temperature, rain and wind.")])
-    offered = Retriever.build(weather, embedder=joint).search("what's the weather going to be like tomorrow in Berlin")
-    assert offered.evidence["verb_offered"] == 1.0 and offered.ranked[0].call_name == "weather__get_forecast"
+    _refused_here_but_offered_by(
+        registry, joint, ("set a timer for 12 minutes", "turn off the lights in the living room",
+                          "what's the weather going to be like tomorrow in Berlin", "wake me up at 6:30 tomorrow"),
+        Tool(server="weather", name="get_forecast", description="Weather forecast for a city: temperature, rain and wind."),
+        "what's the weather going to be like tomorrow in Berlin")
 
 
 def test_an_operation_is_offered_by_the_first_ranked_tools_not_by_any_tool_of_the_catalog(registry, joint):
