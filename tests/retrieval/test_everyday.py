@@ -45,6 +45,7 @@ def test_an_everyday_request_is_read_by_what_it_asks(text, operation):
     "what is a timer in javascript",  # a question about a word
     "looking for preprints on graph neural nets for weather prediction",  # a topic, not a forecast
     "stop my running Clockify timer",  # a time tracker's own timer (its tool says so)
+    "give me the race's details, including the circuit, race distance, and weather forecast",  # one item of many
     "what time is it in Tokyo",
 ])
 def test_a_word_said_in_passing_asks_for_nothing(text):

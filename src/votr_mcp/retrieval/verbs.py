@@ -57,7 +57,7 @@ _LITERAL = frozenset({"merge", "push", "pull", "rebase", "stash", "clone", "tag"
                       "unpin", "squash", "ping", "retweet", "repost", "upvote", "downvote", "unstar", "unsubscribe",
                       "fork",
                       # what a file, a sheet or a program is given or taken: a tool that does it names it
-                      "unzip", "encrypt", "decrypt", "protect", "unprotect", "lock", "unlock", "uninstall",
+                      "unzip", "encrypt", "decrypt", "lock", "unlock", "uninstall",
                       # sending or running later, a feature of its own ("schedule the email for 8am")
                       "schedule"})
 
