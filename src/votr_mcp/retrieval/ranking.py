@@ -18,7 +18,6 @@ from votr_mcp.retrieval.evidence import SUPPORT_DEPTH, evidence
 from votr_mcp.retrieval.features import Ranking, by_request
 from votr_mcp.retrieval.fusion import Fused, fuse, fused_head, sparse_queries
 from votr_mcp.retrieval.knowledge import OPERATION_FORMS, asked_of_assistant
-from votr_mcp.retrieval.language import is_english
 from votr_mcp.retrieval.rerank import GROUPS, QueryView, head_features
 from votr_mcp.retrieval.services import service_offered
 from votr_mcp.retrieval.verbs import LITERAL_OPERATIONS, OFFERED_BY_OBJECT, verb_forms
@@ -104,7 +103,7 @@ class TextRanker:
         everyday = everyday_operation(text)
         if everyday is not None:
             return named(EVERYDAY_FORMS[everyday])
-        if verb is None or verb not in LITERAL_OPERATIONS or not is_english(text):
+        if verb is None or verb not in LITERAL_OPERATIONS or not view.english:
             return True
         if verb in OFFERED_BY_OBJECT and any(o in vocabulary for o in view.objects):
             return True
