@@ -16,6 +16,7 @@ from votr_mcp.retrieval.everyday import EVERYDAY_FORMS, everyday_operation
     ("给我定一个10分钟的计时器", "timer"),
     ("remind me to water the plants on Sunday", "reminder"),
     ("please set a reminder for my dentist appointment", "reminder"),
+    ("can you help me set up a call reminder for an important meeting?", "reminder"),  # a reminder, not the call
     ("schedule a call with Priya on Thursday at 2pm", "calendar"),
     ("put the team dinner on my calendar for next Friday", "calendar"),
     ("turn off the lights in the living room", "lights"),

@@ -124,6 +124,11 @@ def unwritten_verb(text: str) -> str | None:
     return meant if action_word(meant) is not None else None
 
 
+POLITE_START = r"^\W*(?:(?:please|hey|ok|okay|can you|could you|would you|help me|pls)\W+)*"
+"""The filler a request may open with, as the start of a pattern read on its lower-cased text: the
+phrase-reading patterns' form of what :func:`lead_at` skips word by word (knowledge.py, everyday.py)."""
+
+
 def lead_at(words: Sequence[str]) -> int | None:
     """Where a request starts past polite filler ("please could you ..."): within its first six words."""
     return next((i for i, w in enumerate(words[:6]) if w not in _FILLER), None)

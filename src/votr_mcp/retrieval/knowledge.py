@@ -35,6 +35,7 @@ import re
 from collections.abc import Collection
 
 from votr_mcp.retrieval.foreign_verbs import foreign_verb
+from votr_mcp.retrieval.intent import POLITE_START
 
 __all__ = ["OPERATION_FORMS", "asked_of_assistant"]
 
@@ -72,17 +73,17 @@ _DIFFERENCE_ELSEWHERE = re.compile(r"\b(?:unterschied zwischen|différence entre
 _SAY_ELSEWHERE = re.compile(r"\b(?:wie sagt man|comment (?:dit-on|on dit)|cómo se dice|como se dice|come si dice|como se diz)\b")
 _WORDS_FOR = re.compile(r"\b(?:synonyms?|antonyms?|another word) (?:for|of)\b|^\W*what (?:words? )?rhymes? with\b")
 # "write me a haiku about …", "tell me a joke about programmers", "help me write a short toast for …".
-_COMPOSE = re.compile(r"^\W*(?:(?:please|can you|could you|would you|help me|pls)\W+)*(?:write|compose|make up|tell|"
+_COMPOSE = re.compile(POLITE_START + r"(?:write|compose|make up|tell|"
                       r"give|generate|create|come up with)(?: me| us)?(?: (?:a|an|some|another|one more|\d+|two|three))?"
                       r"(?: [\w,'-]+){0,3}? (poem|poetry|haiku|limerick|sonnet|joke|pun|story|tale|toast|riddle|bio|essay|"
                       r"slogan|tagline)s?\b")
 # "give me three ideas for a team-building activity", "come up with some name ideas for my cat".
-_IDEAS = re.compile(r"^\W*(?:(?:please|can you|could you|would you|help me|pls)\W+)*(?:give|suggest|come up with|brainstorm|"
+_IDEAS = re.compile(POLITE_START + r"(?:give|suggest|come up with|brainstorm|"
                     r"think of)(?: me| us)?(?: (?:a|an|some|a few|a couple of|\d+|two|three|four|five|ten|more))?"
                     r"(?: [\w'-]+){0,2}? (?:ideas?|suggestions|tips)\b")
 # "can you help me word a polite email turning down a job offer?" (not a reply, a message or a note:
 # tools that post to a channel, answer an issue or keep notes say those, not mail).
-_WORDING = re.compile(r"^\W*(?:(?:please|can you|could you|would you|help me|pls)\W+)*(?:word|draft|phrase|compose|write)"
+_WORDING = re.compile(POLITE_START + r"(?:word|draft|phrase|compose|write)"
                       r"(?: me| us)?(?: (?:a|an|the|my|some))?(?: [\w,'-]+){0,3}? (?:e-?mail|letter|apology)s?\b")
 _KIND = {"poetry": "poem", "haiku": "poem", "limerick": "poem", "sonnet": "poem", "pun": "joke", "tale": "story",
          "tagline": "slogan"}
