@@ -126,6 +126,9 @@ def test_what_follows_the_or_a_is_a_thing_not_the_verb_a_request_leads_with(text
     ("compare the two research papers 2001.23456 and 2002.34567", None),  # the agent compares what tools read
     ("I need to protect the privacy of people in these images by hiding their faces", None),  # a goal, not an operation
     ("unzip archive.zip into /data", "unzip"), ("encrypt /home/me/secrets.txt", "encrypt"),  # operations a tool names
+    ("accept the calendar invite from Tom", "accept"), ("approve the pending change request", "approve"),
+    ("decline Priya's meeting for Friday", "decline"),  # answering what was asked of you: a tool that names it
+    ("why the decline in signups since March?", None),  # a thing, not the operation
 ])
 def test_the_verb_a_request_leads_with_is_asked_for_not_told(text, action):
     assert request_action(text) == action

@@ -58,6 +58,8 @@ _LITERAL = frozenset({"merge", "push", "pull", "rebase", "stash", "clone", "tag"
                       "fork",
                       # what a file, a sheet or a program is given or taken: a tool that does it names it
                       "unzip", "encrypt", "decrypt", "lock", "unlock", "uninstall",
+                      # answering what someone asked of you (an invite, a change request, a pull request)
+                      "accept", "decline", "approve", "reject",
                       # sending or running later, a feature of its own ("schedule the email for 8am")
                       "schedule"})
 
@@ -79,7 +81,7 @@ def specific_operations(words: Sequence[str]) -> frozenset[str]:
 
 
 # Specific operations whose word is as often a thing ("on its schedule"): read only as the leading verb.
-_NOUNS_TOO = frozenset({"schedule"})
+_NOUNS_TOO = frozenset({"schedule", "decline"})
 
 
 def verb_forms(verb: str) -> frozenset[str]:
