@@ -36,6 +36,12 @@ def test_everything_on_one_thing_is_no_bulk_cue_and_everything_in_a_place_is():
     assert query_bulk("delete everything in the trash") == 1
 
 
+@pytest.mark.parametrize("text", ["in Astra DB, remove record r-101 from the orders collection",
+                                  "mark Sentry issue PROJ-4821 as resolved", "how many COVID-19 cases in Italy"])
+def test_the_number_in_an_id_or_a_name_counts_nothing(text):
+    assert query_bulk(text) != 1
+
+
 def test_durations_and_sizes_are_not_counts_of_things():
     assert query_bulk("wait 5 seconds") == 0
     assert query_bulk("what time is it in Tokyo") == 0

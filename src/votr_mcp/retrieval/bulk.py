@@ -22,7 +22,9 @@ _BULK_CUES = re.compile(
     r"|全部|すべて|全て|一括|所有|批量|모든|전부",
     re.IGNORECASE)
 _NUMBER_WORDS = r"(?:two|three|four|five|six|seven|eight|nine|ten|dozen|twenty|thirty|forty|fifty|hundred|[2-9]|[1-9]\d+)"
-_COUNTED = re.compile(rf"\b{_NUMBER_WORDS}\s+(?:[a-z-]+\s+){{0,2}}[a-z]+s\b", re.IGNORECASE)
+# A count stands on its own: the number in an id or a name ("record r-101 from the orders", "issue PROJ-4821",
+# "COVID-19 cases") counts nothing.
+_COUNTED = re.compile(rf"(?<![\w-]){_NUMBER_WORDS}\s+(?:[a-z-]+\s+){{0,2}}[a-z]+s\b", re.IGNORECASE)
 _NOT_COUNTED = re.compile(r"\b(?:minutes|hours|days|weeks|months|years|seconds|times|percent|pixels|px|rows|columns|"
                           r"lines|words|characters|chars|results|items per page)\b", re.IGNORECASE)
 # Two or more ids, paths, file names or quoted titles in a list: "a.txt, b.txt and c.txt", "#12, #13",
