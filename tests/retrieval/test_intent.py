@@ -3,6 +3,7 @@ import pytest
 from votr_mcp.retrieval.bulk import query_bulk
 from votr_mcp.retrieval.intent import (
     is_question,
+    named_first,
     opens_new,
     reads_first,
     request_action,
@@ -311,6 +312,13 @@ def test_a_service_named_before_a_colon_is_not_read_as_the_verb():
     assert request_words("ClickUp: create all of these in one go")[:2] == ["create", "all"]  # not "click", "up"
     assert request_action("Airtable: add Priya Shah to the Leads table") == "create"
     assert request_words("fetch https://example.com")[0] == "fetch"
+
+
+@pytest.mark.parametrize(("text", "action"), [("proofread this: their going to the store tomorow", "proofread"),
+                                              ("summarise the following: the committee met on Tuesday", "run")])
+def test_what_a_request_points_at_before_a_colon_is_no_service(text, action):
+    assert named_first(text) is None
+    assert request_action(text) == action
 
 
 def test_what_a_request_quotes_is_data_not_what_it_asks():

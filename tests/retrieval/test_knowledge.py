@@ -16,6 +16,7 @@ def asked(text):
     ("what does idempotent mean when people talk about REST APIs?", "define"),
     ("what does 'carpe diem' mean and where does it come from", "define"),
     ("what is the meaning of the word ubiquitous", "define"),
+    ("what does HTTP stand for", "define"),
     ("how do you say 'bless you' in Portuguese?", "translate"),
     ("How would I say \"see you tomorrow\" in German", "translate"),
     ("qual è la differenza tra «perché» e «poiché»?", "define"),

@@ -52,16 +52,27 @@ _NAMED_FIRST = re.compile(r"^\s*[^\s:/]+(?: [^\s:/]+){0,2}:\s+(?=\S)")
 
 
 def named_first(text: str) -> str | None:
-    """The service a request names before a colon at its start ("ClickUp: create …" -> "ClickUp"), else None."""
+    """The service a request names before a colon at its start ("ClickUp: create …" -> "ClickUp"), else None:
+    not what it points at there ("proofread this: …", "fix the grammar: …")."""
     found = _NAMED_FIRST.match(text)
-    return found.group().strip().rstrip(":").strip() if found else None
+    name = found.group().strip().rstrip(":").strip() if found else ""
+    return name if name and not _POINTING.intersection(name.lower().split()) else None
+
+
+def _past_name(text: str) -> str:
+    """The request after the service it names first (:func:`named_first`), else all of it."""
+    return _NAMED_FIRST.sub("", text, count=1) if named_first(text) else text
+
+
+_POINTING = frozenset({"this", "these", "that", "those", "the", "it", "following", "below", "here", "my", "our", "me",
+                       "them"})
 
 
 def request_words(text: str) -> list[str]:
     """:func:`words_of` a request with its verbs of several words folded into the one they mean
     ("get rid of the empty folder" -> delete, the, empty, folder), past a service it names first
     ("ClickUp: …")."""
-    words = words_of(_NAMED_FIRST.sub("", text, count=1))
+    words = words_of(_past_name(text))
     if not _PHRASAL_FIRST.intersection(words):
         return words
     out: list[str] = []
@@ -113,7 +124,7 @@ def unwritten_verb(text: str) -> str | None:
     texts: "forget Bob" and "get rid of the folder" mean delete, "jot down" means create. None when
     the request writes its verb plainly, or means one of reading's many words (tell, grab, pull up),
     which names no tool better than the words around it."""
-    written = words_of(_NAMED_FIRST.sub("", text, count=1))
+    written = words_of(_past_name(text))
     words = request_words(text)
     at = lead_at(words)
     if at is None:

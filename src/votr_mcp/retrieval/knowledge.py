@@ -93,7 +93,7 @@ _THEN_ACTS = re.compile(r"\b(?:then|and (?:post|send|save|publish|email|share|up
 _ANYWHERE = re.compile(r"erkl|explic|explíc|expliq|spieg|verklaar|объясн|bedeut|heißt|signif|veut dire|quer dizer|unterschied|diff[ée]ren|"
                        r"diferen|sagt man|dit-on|on dit|se dic|si dice|se diz|synonym|antonym|another word|rhym")
 _SAY_IN = re.compile(r"^\W*how (?:do|would|can|should|could) (?:you|i|we|one) (?:say|write)\b.*\bin ([a-z]+)\b")
-_MEANS = re.compile(r"^\W*(?:what(?:'s|’s| is| does| do)\b.{0,80}?\bmean\b|what(?:'s|’s| is) the meaning of\b)")
+_MEANS = re.compile(r"^\W*(?:what(?:'s|’s| is| does| do)\b.{0,80}?\b(?:mean|stand for)\b|what(?:'s|’s| is) the meaning of\b)")
 _DIFFERENCE = re.compile(r"^\W*what(?:'s|’s| is) the (?:(?!time\b)\w+ )?difference between\b(.*)")
 # What a compared thing of the speaker's own, or one at hand, is said with: tools compare those.
 _AT_HAND = frozenset("the my our your their this these those both two its his her "
