@@ -201,6 +201,9 @@ def test_verbs_of_workflow_tools_read_as_their_action(text, action):
     ("what's 17.5% of 2,340?", set()),
     ("merge A1:D1 on the Summary sheet", {"cells"}),  # a spreadsheet range
     ("the client wants the Q3 numbers on A4 paper", set()),  # a lone cell-like word is no range
+    ("wrap up the staged changes with the message 'fix typo'", {"message"}),  # a text to pass on, for a message
+    ("text Bob saying \"on my way\"", {"message"}),
+    ("find the emails with the subject 'Meeting Notes'", set()),  # a subject as often filters as it is sent
 ])
 def test_request_values_are_the_kinds_of_value_a_request_hands_over(text, kinds):
     assert request_values(text) == kinds

@@ -1,6 +1,7 @@
 """The values a request hands over (a URL, a path, an e-mail address, a clock time, an IP address, a
-CVE id, a phone number, coordinates, an on-chain address, a spreadsheet range), which parameters take each kind, and
-the bound on unbroken runs of characters every pattern over a request reads first."""
+CVE id, a phone number, coordinates, an on-chain address, a spreadsheet range, a quoted message),
+which parameters take each kind, and the bound on unbroken runs of characters every pattern over a
+request reads first."""
 
 from __future__ import annotations
 
@@ -31,6 +32,9 @@ _VALUES = {  # in this order: an address is read (and taken out) before its doma
     "time": re.compile(r"\b\d{1,2}:\d{2}\b|\b\d{1,2}\s?(?:am|pm)\b", re.IGNORECASE),
     # A spreadsheet range ("A1:D1", "a2:f100"); a lone "A1" is as often a paper size or a quarter ("Q3").
     "cells": re.compile(r"\b\$?[A-Z]{1,3}\$?\d{1,7}:\$?[A-Z]{1,3}\$?\d{1,7}\b", re.IGNORECASE),
+    # A text to pass on, quoted after the word for it: "commit with the message 'fix typo'", "text Bob saying 'on my way'".
+    "message": re.compile(r"\b(?:with (?:the |a )?(?:commit )?(?:message|caption|comment|text|body)|saying|that says)"
+                          r"\s*:?\s*(?:'[^'\n]{1,200}'|\"[^\"\n]{1,200}\"|“[^”\n]{1,200}”)", re.IGNORECASE),
 }
 _TAKES = {
     "url": frozenset({"url", "urls", "uri", "link", "links", "href", "endpoint", "website", "webpage",
@@ -44,12 +48,13 @@ _TAKES = {
     "coordinates": frozenset({"latitude", "longitude", "lat", "lon", "lng", "coordinates", "coordinate", "coords"}),
     "phone": frozenset({"phone", "phones", "mobile", "telephone", "msisdn"}),
     "cells": frozenset({"range", "ranges", "cell", "cells"}),
+    "message": frozenset({"message", "text", "body", "content", "comment", "caption", "subject"}),
 }
 
 
 def request_values(text: str) -> frozenset[str]:
     """The kinds of value a request gives (url, email, path, time, ip, cve, phone, coordinates, chain
-    address, cells): what its tool must take."""
+    address, cells, message): what its tool must take."""
     return values_taken(text)[0]
 
 
