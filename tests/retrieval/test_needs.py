@@ -32,6 +32,15 @@ def test_a_question_before_then_is_a_step_of_its_own_but_a_condition_is_not():
     assert split_needs("if the file exists, then delete it") == ["if the file exists, then delete it"]
 
 
+def test_a_question_joined_to_an_order_is_a_step_and_one_joined_to_another_question_or_sentence_is_not():
+    assert split_needs("what's the time in Berlin right now, and remember that my flight leaves at 6pm their time") == [
+        "what's the time in Berlin right now", "remember that my flight leaves at 6pm their time"]
+    for single in ("which columns does the orders table have, and what types are they?",
+                   "How can I optimize my website? Show me what slows it down",
+                   "which of my repos has the most stars, and is it public?"):
+        assert split_needs(single) == [single]
+
+
 def test_in_a_sequenced_task_a_comma_before_a_verb_starts_a_step_and_elsewhere_it_does_not():
     assert split_needs("Open https://shop.example.com in the browser, search for 'usb-c hub', then take a screenshot") == [
         "Open https://shop.example.com in the browser", "search for 'usb-c hub'", "take a screenshot"]

@@ -4,6 +4,7 @@ each searched on its own (retrieval/pipeline.py), read with the verbs of :mod:`v
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from votr_mcp.retrieval.intent import lead_at, request_words
 from votr_mcp.retrieval.request_object import object_words
@@ -36,6 +37,28 @@ _STEP_VERBS = frozenset({"commit", "push", "pull", "switch", "checkout", "stage"
 
 # Words that open a condition or a time clause, not a step: "if the file exists, then delete it".
 _CONDITION = frozenset({"if", "when", "whenever", "once", "unless", "in", "after", "before", "while", "since", "as"})
+
+
+# A question followed by an order is a step of its own ("what's the time in Berlin, and remember that
+# my flight leaves at 6pm"). Followed by another question or by what the speaker wants, it is the
+# request itself ("which columns does the orders table have, and what types are they?", "How can I
+# optimize my website? I want more visitors").
+_WH = frozenset({"what", "whats", "which", "who", "where", "how"})
+
+
+def _asks(words: Sequence[str]) -> bool:
+    at = lead_at(words)
+    return at is not None and words[at] in _WH
+
+
+def _ordered(connector: str, piece: str) -> bool:
+    """Whether ``piece``, after ``connector``, is an order in the same sentence: it leads with a verb."""
+    words = request_words(piece)
+    at = lead_at(words)
+    return not _SENTENCE_END.search(connector) and at is not None and _leads_step(words[at])
+
+
+_SENTENCE_END = re.compile(r"[.;!?\n]")
 
 
 def _is_verb(word: str) -> bool:
@@ -93,7 +116,8 @@ def split_needs(query: str, max_needs: int = 5) -> list[str]:
         words = request_words(piece)
         n = len(piece.split())
         # A step of two words is a verb and the page or file it acts on ("open https://…, take a screenshot").
-        named = n >= _MIN_WORDS and any(_is_verb(w) for w in words) or (
+        asked = _asks(words) and index + 1 < len(pieces) and _ordered(*pieces[index + 1][:2])
+        named = n >= _MIN_WORDS and (any(_is_verb(w) for w in words) or asked) or (
             n == 2 and bool(words) and _leads_step(words[0]) and bool(request_values(piece) & {"url", "path"}))
         if index == 0 and first_sequenced:
             # Before "then", a piece of its own is a step ("what time is it in Tokyo, then remember
