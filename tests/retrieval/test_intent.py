@@ -294,6 +294,7 @@ def test_a_statement_or_a_file_name_is_no_kind_of_object():
 
 @pytest.mark.parametrize(("text", "verb"), [
     ("forget everything about Bob", "delete"), ("please get rid of the empty folder", "delete"),
+    ("empty the trash folder at /home/ana/.Trash", "delete"),
     ("don't forget that Tom owes me 20 dollars", "remember"),
     ("jot down that the meeting moved", "create"), ("turn off logging", "disable"),
     ("delete the file", None),  # written plainly
