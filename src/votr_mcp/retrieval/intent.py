@@ -54,14 +54,19 @@ _NAMED_FIRST = re.compile(r"^\s*[^\s:/]+(?: [^\s:/]+){0,2}:\s+(?=\S)")
 def named_first(text: str) -> str | None:
     """The service a request names before a colon at its start ("ClickUp: create …" -> "ClickUp"), else None:
     not what it points at there ("proofread this: …", "fix the grammar: …")."""
+    found = _naming(text)
+    return found.group().strip().rstrip(":").strip() if found else None
+
+
+def _naming(text: str) -> re.Match[str] | None:
     found = _NAMED_FIRST.match(text)
-    name = found.group().strip().rstrip(":").strip() if found else ""
-    return name if name and not _POINTING.intersection(name.lower().split()) else None
+    return None if found is None or _POINTING.intersection(found.group().lower().replace(":", " ").split()) else found
 
 
 def _past_name(text: str) -> str:
     """The request after the service it names first (:func:`named_first`), else all of it."""
-    return _NAMED_FIRST.sub("", text, count=1) if named_first(text) else text
+    found = _naming(text)
+    return text[found.end():] if found else text
 
 
 _POINTING = frozenset({"this", "these", "that", "those", "the", "it", "following", "below", "here", "my", "our", "me",
