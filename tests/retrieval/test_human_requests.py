@@ -314,3 +314,18 @@ def test_an_order_for_a_service_the_catalog_lacks_is_refused_and_a_page_of_it_is
         assert result.evidence["service_offered"] == 0.0 and result.abstained, [h.call_name for h in result.hits]
     page = registry.search("take a screenshot of the Spotify homepage")  # the service's page, not its account
     assert page.evidence["service_offered"] == 1.0 and page.hits[0].call_name == "playwright__browser_take_screenshot"
+
+
+def test_a_quoted_message_a_question_before_an_order_and_a_colon_that_points_read_as_people_mean_them(registry):
+    # A commit message is a value git_commit takes: "staged changes" no longer hands over git_diff_staged.
+    commit = registry.search('wrap up the staged changes in /repos/site with the message "fix typo"')
+    assert commit.ranked[0].call_name == "git__git_commit", [h.call_name for h in commit.ranked[:3]]
+    # The question is a step of its own: the time of Berlin is read, not only a time to remember.
+    task = registry.search("what's the time in Berlin right now, and remember that my flight leaves at 6pm their time")
+    assert [n.text for n in task.needs] == ["what's the time in Berlin right now",
+                                            "remember that my flight leaves at 6pm their time"]
+    assert "time__get_current_time" in [h.call_name for h in task.needs[0].hits], [h.call_name for h in task.needs[0].hits]
+    # "proofread this:" names no service, so proofreading is read, and nothing here proofreads;
+    # and to empty a folder deletes what is in it, which nothing here does either.
+    for request in ("proofread this: their going to the store tomorow", "empty the trash folder at /home/ana/.Trash"):
+        assert registry.search(request).abstained, request
