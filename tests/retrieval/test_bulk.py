@@ -20,6 +20,7 @@ def test_query_bulk_reads_many_versus_one():
     "lösche alle Entwürfe",
     "すべてのメールを削除して",
     "make tasks for 'write spec', 'review spec' and 'ship it'",
+    "get the current prices of BTC/USDT, ETH/USDT and SOL/USDT in one call",
 ])
 def test_query_bulk_reads_how_people_ask_for_many(text):
     assert query_bulk(text) == 1

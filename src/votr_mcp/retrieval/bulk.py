@@ -17,7 +17,7 @@ _BULK_TOOL = frozenset({"all", "batch", "bulk", "many", "multiple", "multi"})
 # singular cues, so "in one go" is not read as "one". "Everything on it" asks all of one thing.
 _BULK_CUES = re.compile(
     r"\b(?:all|every|everyone|everybody|everything(?!\s+(?:on|about|in|for|from)\s+(?:it|this|that)\b)|each|multiple|several|"
-    r"(?<!how )many|batch|bulk|both|these|those|in one go|in one shot|at once|"
+    r"(?<!how )many|batch|bulk|both|these|those|in one go|in one shot|at once|in (?:one|a single) (?:call|request|pass)|"
     r"in one batch|in a batch|together|en masse|alle|sämtliche|todos|todas|tous|toutes|tutti|tutte|все|всех)\b"
     r"|全部|すべて|全て|一括|所有|批量|모든|전부",
     re.IGNORECASE)
