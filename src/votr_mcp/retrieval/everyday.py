@@ -31,6 +31,7 @@ from __future__ import annotations
 import re
 
 from votr_mcp.retrieval.intent import POLITE_START
+from votr_mcp.retrieval.quoted import without_quotes
 
 __all__ = ["EVERYDAY_FORMS", "everyday_operation"]
 
@@ -86,8 +87,8 @@ _ANYWHERE = re.compile(r"\b(?:wake|alarm|wecker|réveil|sveglia|despertador|time
                        r"luce|luci|thermostat|heat|a/?c\b|air ?con|heizung|chauffage|calefacción|riscaldamento|aquecimento|"
                        r"weather|rain|snow|umbrella|wetter|m[ée]t[ée]o|tiempo|tempo|previs)")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
-# What the patterns do not read: quoted titles, file names, paths and URLs.
-_NOT_ASKED = re.compile(r"(?<!\w)'[^']*'(?!\w)|\"[^\"]*\"|[‘“«][^’”»]*[’”»]|\S*[/\\]\S*|\S+\.\w{2,5}\b")
+# What the patterns do not read besides what a request quotes (quoted.without_quotes): file names, paths and URLs.
+_NOT_ASKED = re.compile(r"\S*[/\\]\S*|\S+\.\w{2,5}\b")
 
 
 def everyday_operation(text: str) -> str | None:
@@ -95,7 +96,7 @@ def everyday_operation(text: str) -> str | None:
     lowered = " ".join(text.lower().split())
     if not _ANYWHERE.search(lowered) and not _CJK.search(lowered):
         return None
-    asked = " ".join(_NOT_ASKED.sub(" ", lowered).split())
+    asked = " ".join(_NOT_ASKED.sub(" ", without_quotes(lowered)).split())
     for operation, pattern in _PATTERNS:
         if pattern.search(asked):
             return operation
