@@ -126,9 +126,6 @@ def asked_of_assistant(text: str, values: Collection[str]) -> str | None:
     if differ is not None and not _AT_HAND.intersection(re.findall(r"\w+", differ.group(1))):
         return "define"
     written = _COMPOSE.match(lowered)
-    ideas = written is None and _IDEAS.match(lowered) is not None
-    if (written is None and not ideas and not _WORDING.match(lowered)) or values or _THEN_ACTS.search(lowered):
-        return None
-    if ideas:
-        return "ideas"
-    return _KIND.get(written.group(1), written.group(1)) if written is not None else "letter"
+    kind = (_KIND.get(written.group(1), written.group(1)) if written is not None else
+            "ideas" if _IDEAS.match(lowered) else "letter" if _WORDING.match(lowered) else None)
+    return None if kind is None or values or _THEN_ACTS.search(lowered) else kind
