@@ -2,7 +2,7 @@
 
 import pytest
 
-from votr_mcp.retrieval.bulk import pair_bulk, query_bulk
+from votr_mcp.retrieval.bulk import pair_bulk, pair_number, plural_first, query_bulk
 
 
 def test_query_bulk_reads_many_versus_one():
@@ -63,3 +63,43 @@ def test_a_batch_tool_that_leaves_its_object_unsaid_pairs_with_the_tool_saying_o
 
 def test_quoted_titles_are_no_cue_of_many():
     assert query_bulk("I'm sure and don't care, won't wait") == 0
+
+
+TOOLS = [("huntress", "get_incident"), ("huntress", "list_incidents"), ("huntress", "delete_incidents"),
+         ("dart", "create_task"), ("dart", "list_tasks"), ("facts", "Get a random fact about cats"),
+         ("facts", "Get all facts about cat"), ("git", "git_log"), ("fs", "read_file"), ("fs", "read_files"),
+         ("fs", "list_process")]
+
+
+def test_pair_number_pairs_identifier_names_saying_one_noun_in_both_numbers_on_one_server():
+    pairs = pair_number(TOOLS)
+    assert [(p.word, p.plural, p.action) if p else None for p in pairs] == [
+        ("incident", False, "read"), ("incidents", True, "read"), ("incidents", True, "delete"),
+        ("task", False, "create"), ("tasks", True, "read"), None, None, None,  # titles pair with nothing
+        ("file", False, "read"), ("files", True, "read"), None]  # "process" is no plural
+    assert pairs[0].group == pairs[1].group != pairs[3].group
+
+
+def rank(text, order):
+    return [TOOLS[i][1] for i in plural_first(text, order, pair_number(TOOLS), 5)]
+
+
+def test_a_plural_the_request_says_moves_its_tool_before_the_singular_one():
+    assert rank("list open incidents in Huntress", [0, 2, 1]) == ["list_incidents", "get_incident", "delete_incidents"]
+    assert rank("what tasks are on my Dart board?", [3, 4]) == ["list_tasks", "create_task"]  # a question reads
+
+
+@pytest.mark.parametrize("text", [
+    "show me incident INC-5",  # the singular
+    "get the incident and its related incidents",  # both numbers
+    "create tasks for the launch",  # creating, and the plural tool reads
+    "what happened in Huntress?",  # neither
+])
+def test_the_singular_tool_keeps_its_place_unless_only_the_plural_is_said_for_the_same_action(text):
+    order = [3, 4] if "tasks" in text else [0, 1]
+    assert rank(text, order) == [TOOLS[i][1] for i in order]
+
+
+def test_a_plural_tool_past_the_window_or_already_first_stays_where_it_is():
+    assert plural_first("list open incidents", [0, 5, 6, 7, 8, 1], pair_number(TOOLS), 5) == [0, 5, 6, 7, 8, 1]
+    assert rank("list open incidents", [1, 0]) == ["list_incidents", "get_incident"]

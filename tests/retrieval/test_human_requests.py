@@ -329,3 +329,12 @@ def test_a_quoted_message_a_question_before_an_order_and_a_colon_that_points_rea
     # and to empty a folder deletes what is in it, which nothing here does either.
     for request in ("proofread this: their going to the store tomorow", "empty the trash folder at /home/ana/.Trash"):
         assert registry.search(request).abstained, request
+
+
+def test_requests_named_in_the_plural_go_to_the_tool_that_names_them_so(registry):
+    # The page's network requests, asked in the plural: the tool listing them, not the one reading a
+    # single request, which led before retrieval/bulk.plural_first read the noun's number.
+    plural = registry.search("I want to see what requests this site fires on load")
+    assert plural.ranked[0].call_name == "playwright__browser_network_requests", [h.call_name for h in plural.ranked[:3]]
+    one = registry.search("show me the request to /api/login the page just made")
+    assert "playwright__browser_network_request" in [h.call_name for h in one.ranked[:3]]

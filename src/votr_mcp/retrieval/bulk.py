@@ -1,14 +1,18 @@
 """Singular versus bulk: whether a request asks for one thing or many at once, and which tools of a
-server act on one item and which on many (``delete_email`` / ``batch_delete_emails``)."""
+server act on one item and which on many (``delete_email`` / ``batch_delete_emails``, ``get_incident`` /
+``list_incidents``)."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 from votr_mcp.index.tokenize import stem, words_of
 from votr_mcp.retrieval.values import bounded
+from votr_mcp.retrieval.verbs import action_word
 
-__all__ = ["pair_bulk", "query_bulk"]
+__all__ = ["NumberPair", "pair_bulk", "pair_number", "plural_first", "query_bulk"]
 
 _BULK_TOOL = frozenset({"all", "batch", "bulk", "many", "multiple", "multi"})
 
@@ -58,20 +62,20 @@ def _bulk_marked(words: list[str]) -> bool:
     return len(words) >= 2 and stem(last) != last and not last.endswith("ss")
 
 
-def pair_bulk(tools: list[tuple[str, str]]) -> list[int]:
+def pair_bulk(tools: list[tuple[str, str]], words: Sequence[list[str]] | None = None) -> list[int]:
     """For (server, name) pairs: +1 for a tool acting on many items that has a one-item sibling on its
     server (``batch_delete_emails`` beside ``delete_email``, ``read_multiple_files`` beside
     ``read_file``), −1 for that sibling, 0 for every tool without such a pair.
 
     Only pairs are marked: a name's grammar alone ("git_log", "list_tables") says nothing about
     whether the request's count should move it, and reading it as singular moved list tools down
-    for "show the last 3 commits"."""
+    for "show the last 3 commits". ``words``: each name's :func:`words_of`, when already split."""
     core: dict[tuple[str, frozenset[str]], list[int]] = {}
     marked: list[bool] = []
     for i, (server, name) in enumerate(tools):
-        words = words_of(name)
-        marked.append(_bulk_marked(words))
-        key = (server, frozenset(stem(w) for w in words if w not in _BULK_TOOL))
+        said = words[i] if words is not None else words_of(name)
+        marked.append(_bulk_marked(said))
+        key = (server, frozenset(stem(w) for w in said if w not in _BULK_TOOL))
         core.setdefault(key, []).append(i)
     out = [0] * len(tools)
     for members in core.values():
@@ -104,3 +108,74 @@ def _pair_named_batches(tools: list[tuple[str, str]], core: dict[tuple[str, froz
                 out[i] = 1
                 for j in paired:
                     out[j] = -1 if out[j] == 0 else out[j]
+
+
+@dataclass(frozen=True, slots=True)
+class NumberPair:
+    """A tool whose identifier name ends in a noun another tool of its server ends in in the other
+    number: ``get_incident`` (one) beside ``list_incidents`` (many)."""
+
+    group: int  # the same for every tool of the server ending in that noun
+    word: str  # the noun as this name says it ("incident", "incidents")
+    plural: bool
+    action: str | None  # the action the name's other words ask for (verbs.action_word), if any
+
+
+def pair_number(tools: Sequence[tuple[str, str]], words: Sequence[list[str]] | None = None) -> list[NumberPair | None]:
+    """For (server, name) pairs: each tool's :class:`NumberPair`, None for a tool whose server names its
+    last noun in one number only. Names with spaces are titles ("Get a random fact about cats"), whose
+    last word is rarely what they act on: they pair with nothing. ``words`` as for :func:`pair_bulk`."""
+    ends: dict[tuple[str, str], list[tuple[int, str, str | None]]] = {}
+    for i, (server, name) in enumerate(tools):
+        said = (words[i] if words is not None else words_of(name)) if " " not in name.strip() else []
+        if said and len(said[-1]) >= 3:
+            action = next((a for a in map(action_word, said[:-1]) if a), None)
+            ends.setdefault((server, stem(said[-1])), []).append((i, said[-1], action))
+    out: list[NumberPair | None] = [None] * len(tools)
+    for group, members in enumerate(ends.values()):
+        if len({_plural(word) for _, word, _ in members}) == 2:
+            for i, word, action in members:
+                out[i] = NumberPair(group, word, _plural(word), action)
+    return out
+
+
+def _plural(word: str) -> bool:
+    return word.endswith("s") and not word.endswith("ss") and stem(word) != word
+
+
+def plural_first(text: str, ranked: list[int], pairs: Sequence[NumberPair | None], window: int) -> list[int]:
+    """``ranked`` with a tool naming its object in the plural moved before its server's tool naming it
+    in the singular, when that one leads the pair in the first ``window`` and the request says the
+    object in the plural and not in the singular ("list open incidents in Huntress": list_incidents
+    before get_incident; "which datasets exist": list_datasets before search_dataset). The two must
+    ask for the same action where both names say one (not delete_incidents for "list incidents"),
+    unless the plural one reads and so does the request, or it names no action ("what tasks are on
+    my board": list_tasks before create_task).
+    Read in this direction only: a noun in the singular often names one of the many a plural tool
+    serves ("find the issue about the login loop" is a search), and on the dev rows moving singular
+    tools up lost rows and won none."""
+    head = ranked[:window]
+    at = next((a for a, i in enumerate(head) if pairs[i] is not None), None)
+    lead = pairs[head[at]] if at is not None else None
+    if lead is None or lead.plural:
+        return ranked
+    words = words_of(text)
+    said = set(words)
+    if lead.word in said:
+        return ranked
+    asked = next((a for a in map(action_word, words) if a), None)
+    sibling = next((j for j in head[at + 1:] if _plural_of(pairs[j], lead, said, asked)), None)
+    if sibling is None:
+        return ranked
+    out = list(ranked)
+    out.remove(sibling)
+    out.insert(at, sibling)
+    return out
+
+
+def _plural_of(pair: NumberPair | None, lead: NumberPair, said: set[str], asked: str | None) -> bool:
+    """``pair`` is the plural sibling of ``lead`` the request names, asking for the same action (or
+    reading, when the request reads or asks for no action)."""
+    return (pair is not None and pair.group == lead.group and pair.plural and pair.word in said
+            and (pair.action == lead.action or None in (pair.action, lead.action)
+                 or (pair.action == "read" and asked in (None, "read"))))
