@@ -94,6 +94,7 @@ def test_a_plural_the_request_says_moves_its_tool_before_the_singular_one():
     "get the incident and its related incidents",  # both numbers
     "create tasks for the launch",  # creating, and the plural tool reads
     "what happened in Huntress?",  # neither
+    "file the new alert in my Huntress incidents",  # a place, not what is acted on
 ])
 def test_the_singular_tool_keeps_its_place_unless_only_the_plural_is_said_for_the_same_action(text):
     order = [3, 4] if "tasks" in text else [0, 1]

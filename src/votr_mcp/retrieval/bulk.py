@@ -146,7 +146,8 @@ def _plural(word: str) -> bool:
 def plural_first(text: str, ranked: list[int], pairs: Sequence[NumberPair | None], window: int) -> list[int]:
     """``ranked`` with a tool naming its object in the plural moved before its server's tool naming it
     in the singular, when that one leads the pair in the first ``window`` and the request says the
-    object in the plural and not in the singular ("list open incidents in Huntress": list_incidents
+    object in the plural (as what it acts on, not as a place: "… in my contacts") and not in the
+    singular ("list open incidents in Huntress": list_incidents
     before get_incident; "which datasets exist": list_datasets before search_dataset). The two must
     ask for the same action where both names say one (not delete_incidents for "list incidents"),
     unless the plural one reads and so does the request, or it names no action ("what tasks are on
@@ -160,11 +161,10 @@ def plural_first(text: str, ranked: list[int], pairs: Sequence[NumberPair | None
     if lead is None or lead.plural:
         return ranked
     words = words_of(text)
-    said = set(words)
-    if lead.word in said:
+    if lead.word in words:
         return ranked
     asked = next((a for a in map(action_word, words) if a), None)
-    sibling = next((j for j in head[at + 1:] if _plural_of(pairs[j], lead, said, asked)), None)
+    sibling = next((j for j in head[at + 1:] if _plural_of(pairs[j], lead, text, asked)), None)
     if sibling is None:
         return ranked
     out = list(ranked)
@@ -173,9 +173,20 @@ def plural_first(text: str, ranked: list[int], pairs: Sequence[NumberPair | None
     return out
 
 
-def _plural_of(pair: NumberPair | None, lead: NumberPair, said: set[str], asked: str | None) -> bool:
-    """``pair`` is the plural sibling of ``lead`` the request names, asking for the same action (or
-    reading, when the request reads or asks for no action)."""
-    return (pair is not None and pair.group == lead.group and pair.plural and pair.word in said
+# Where a plural names the place something goes or comes from, not what is acted on: "save +49151… as
+# Jonas in my Telegram contacts" adds one contact. (Names are capitalized; the rest is read in any case.)
+_PLACE = r"(?i:\b(?:in|into|to|from|among|across|within|inside))\s+(?:(?:(?i:my|our|your|the|his|her|their|its)|[A-Z][\w.-]*)\s+){0,2}"
+
+
+def _acted_on(text: str, word: str) -> bool:
+    """``word`` stands in ``text`` at least once other than as a place ("in my contacts")."""
+    anywhere = len(re.findall(rf"(?i:\b{re.escape(word)}\b)", text))
+    return anywhere > len(re.findall(rf"{_PLACE}(?i:{re.escape(word)}\b)", text))
+
+
+def _plural_of(pair: NumberPair | None, lead: NumberPair, text: str, asked: str | None) -> bool:
+    """``pair`` is the plural sibling of ``lead`` that the request names as what it acts on, asking for
+    the same action (or reading, when the request reads or asks for no action)."""
+    return (pair is not None and pair.group == lead.group and pair.plural and _acted_on(text, pair.word)
             and (pair.action == lead.action or None in (pair.action, lead.action)
                  or (pair.action == "read" and asked in (None, "read"))))
