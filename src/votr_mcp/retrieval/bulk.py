@@ -156,8 +156,7 @@ def plural_first(text: str, ranked: list[int], pairs: Sequence[NumberPair | None
     serves ("find the issue about the login loop" is a search), and on the dev rows moving singular
     tools up lost rows and won none."""
     head = ranked[:window]
-    at = next((a for a, i in enumerate(head) if pairs[i] is not None), None)
-    lead = pairs[head[at]] if at is not None else None
+    at, lead = next(((a, pair) for a, i in enumerate(head) if (pair := pairs[i]) is not None), (0, None))
     if lead is None or lead.plural:
         return ranked
     words = words_of(text)
