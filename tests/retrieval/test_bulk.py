@@ -80,6 +80,12 @@ def test_pair_number_pairs_identifier_names_saying_one_noun_in_both_numbers_on_o
     assert pairs[0].group == pairs[1].group != pairs[3].group
 
 
+def test_a_short_name_with_spaces_pairs_and_a_title_does_not():
+    pairs = pair_number([("airflow", "Get Pool"), ("airflow", "List Pools"), ("x", "Get all the pools"),
+                         ("x", "Get the pool by id")])
+    assert [(p.word, p.plural) if p else None for p in pairs] == [("pool", False), ("pools", True), None, None]
+
+
 def rank(text, order):
     return [TOOLS[i][1] for i in plural_first(text, order, pair_number(TOOLS), 5)]
 

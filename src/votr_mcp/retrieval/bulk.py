@@ -121,13 +121,16 @@ class NumberPair:
     action: str | None  # the action the name's other words ask for (verbs.action_word), if any
 
 
+_TITLE_WORDS = 3  # a name of more words is a title ("Get a random fact about cats"): its last word is rarely its object
+
+
 def pair_number(tools: Sequence[tuple[str, str]], words: Sequence[list[str]] | None = None) -> list[NumberPair | None]:
     """For (server, name) pairs: each tool's :class:`NumberPair`, None for a tool whose server names its
-    last noun in one number only. Names with spaces are titles ("Get a random fact about cats"), whose
-    last word is rarely what they act on: they pair with nothing. ``words`` as for :func:`pair_bulk`."""
+    last noun in one number only. A short name may have spaces ("List Pools" beside "Get Pool"); a
+    longer one is a title (:data:`_TITLE_WORDS`) and pairs with nothing. ``words`` as for :func:`pair_bulk`."""
     ends: dict[tuple[str, str], list[tuple[int, str, str | None]]] = {}
     for i, (server, name) in enumerate(tools):
-        said = (words[i] if words is not None else words_of(name)) if " " not in name.strip() else []
+        said = (words[i] if words is not None else words_of(name)) if len(name.split()) <= _TITLE_WORDS else []
         if said and len(said[-1]) >= 3:
             action = next((a for a in map(action_word, said[:-1]) if a), None)
             ends.setdefault((server, stem(said[-1])), []).append((i, said[-1], action))
