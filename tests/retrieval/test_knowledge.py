@@ -28,6 +28,8 @@ def asked(text):
     ("what rhymes with orange?", "thesaurus"),
     ("write me a haiku about the first snow", "poem"),
     ("tell me a joke about programmers", "joke"),
+    ("tell me a fun fact about octopuses", "fact"),
+    ("give me some trivia about ancient Rome", "fact"),
     ("Can you write a short, funny toast for my sister's wedding?", "toast"),
     ("write an illustrated bedtime story about a shy dragon", "story"),
     ("can you help me word a polite email turning down a job offer?", "letter"),
@@ -57,6 +59,7 @@ def test_a_question_of_meaning_or_language_asks_the_assistant(text, operation):
     "write a short story and save it as story.md",
     "write a summary of the meeting notes",  # no piece of writing for fun
     "tell me the status of the deploy",
+    "random cat fact pls",  # no asking verb: the request names what a facts tool gives
     "write a message in #general that the deploy is done",  # a channel's tool posts messages
     "write a note titled 'Daily goals' in my Work folder",  # a notes tool keeps notes
     "give me the names of all the suppliers located in New York",  # a query, not ideas
@@ -68,6 +71,6 @@ def test_other_requests_ask_nothing_of_the_assistant(text):
 
 
 def test_every_operation_has_the_words_its_tools_say():
-    assert {"define", "translate", "thesaurus", "poem", "joke", "story", "toast", "riddle", "bio", "essay", "slogan",
-            "ideas", "letter"} == set(OPERATION_FORMS)
+    assert {"define", "translate", "thesaurus", "poem", "joke", "story", "toast", "riddle", "fact", "bio", "essay",
+            "slogan", "ideas", "letter"} == set(OPERATION_FORMS)
     assert all(forms for forms in OPERATION_FORMS.values())

@@ -1,12 +1,12 @@
 """What the assistant does from what it knows: say what a word means, how two ideas differ, how to
 say something in another language, find a word for another, write a poem, a joke, a story, a toast,
-a bio, an essay or a slogan, give ideas or tips, word an e-mail.
+a bio, an essay or a slogan, tell a fun fact, give ideas or tips, word an e-mail.
 
 "what's the difference between a list and a tuple", "what does idempotent mean", "how do you say
 'bless you' in Portuguese" and "write me a haiku about the first snow" ask for nothing a tool does
 unless one says so, and a catalog's nearest words answer them: ``git_diff`` for the difference, a
 time tool for "thank you for your patience". A catalog serves such a request only with a tool that
-says it does it (a dictionary that gives definitions, a translator, a thesaurus, a joke API): where
+says it does it (a dictionary that gives definitions, a translator, a thesaurus, a joke or facts API): where
 none of the first five ranked tools' words name it, the evidence ``verb_offered`` says so
 (ranking.py), as for a specific operation the search does not offer. Questions are read in English,
 and in German, French, Spanish, Italian and Portuguese for an explanation, the meaning, the
@@ -49,6 +49,7 @@ OPERATION_FORMS: dict[str, frozenset[str]] = {
     "story": frozenset({"story", "stories", "tale"}),
     "toast": frozenset({"toast", "speech"}),
     "riddle": frozenset({"riddle", "puzzle"}),
+    "fact": frozenset({"fact", "trivia"}),
     # Writing for the user: a bio, an essay, a slogan (by what is asked for), and ideas or tips.
     "bio": frozenset({"bio", "biography"}),
     "essay": frozenset({"essay", "article", "blog", "writer", "writing"}),
@@ -72,10 +73,11 @@ _DIFFERENCE_ELSEWHERE = re.compile(r"\b(?:unterschied zwischen|différence entre
                                    r"differenza (?:tra|fra)|diferença entre)\b(.*)")
 _SAY_ELSEWHERE = re.compile(r"\b(?:wie sagt man|comment (?:dit-on|on dit)|cómo se dice|como se dice|come si dice|como se diz)\b")
 _WORDS_FOR = re.compile(r"\b(?:synonyms?|antonyms?|another word) (?:for|of)\b|^\W*what (?:words? )?rhymes? with\b")
-# "write me a haiku about …", "tell me a joke about programmers", "help me write a short toast for …".
+# "write me a haiku about …", "tell me a joke about programmers", "help me write a short toast for …",
+# "tell me a fun fact about octopuses".
 _COMPOSE = re.compile(POLITE_START + r"(?:write|compose|make up|tell|"
                       r"give|generate|create|come up with)(?: me| us)?(?: (?:a|an|some|another|one more|\d+|two|three))?"
-                      r"(?: [\w,'-]+){0,3}? (poem|poetry|haiku|limerick|sonnet|joke|pun|story|tale|toast|riddle|bio|essay|"
+                      r"(?: [\w,'-]+){0,3}? (poem|poetry|haiku|limerick|sonnet|joke|pun|story|tale|toast|riddle|fact|trivia|bio|essay|"
                       r"slogan|tagline)s?\b")
 # "give me three ideas for a team-building activity", "come up with some name ideas for my cat".
 _IDEAS = re.compile(POLITE_START + r"(?:give|suggest|come up with|brainstorm|"
@@ -86,7 +88,7 @@ _IDEAS = re.compile(POLITE_START + r"(?:give|suggest|come up with|brainstorm|"
 _WORDING = re.compile(POLITE_START + r"(?:word|draft|phrase|compose|write)"
                       r"(?: me| us)?(?: (?:a|an|the|my|some))?(?: [\w,'-]+){0,3}? (?:e-?mail|letter|apology)s?\b")
 _KIND = {"poetry": "poem", "haiku": "poem", "limerick": "poem", "sonnet": "poem", "pun": "joke", "tale": "story",
-         "tagline": "slogan"}
+         "tagline": "slogan", "trivia": "fact"}
 # A piece written to be used by a tool next ("… and post it to our blog", "then save it as toast.md").
 _THEN_ACTS = re.compile(r"\b(?:then|and (?:post|send|save|publish|email|share|upload|add|put|store|tweet))\b")
 # A word every pattern read anywhere in the text starts with: most requests have none.
