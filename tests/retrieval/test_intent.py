@@ -72,6 +72,9 @@ def test_long_unbroken_text_is_read_in_time_proportional_to_its_length(pasted):
     ("don't forget that Tom owes me 20 dollars", "create"),  # not "forget", a delete
     ("please do not forget: the dentist is on Friday", "create"),
     ("tick off 'renew passport' in Todoist", "update"), ("check off the groceries task", "update"),
+    ("push back my dentist appointment to Friday", "update"),  # not git's push, a specific operation
+    ("reschedule tomorrow's standup to 9:30", "update"), ("put off the team lunch by a week", "update"),
+    ("call off Friday's 1:1 with Sam", "delete"),  # not a call, which runs something
 ])
 def test_verbs_of_several_words_are_read_as_the_verb_they_mean(text, action):
     assert request_action(text) == action

@@ -20,7 +20,7 @@ ACTIONS: dict[str, tuple[str, ...]] = {
              "lookup", "look", "check", "display", "see", "browse", "download", "export", "inspect", "count"),
     "update": ("update", "edit", "modify", "change", "set", "rename", "patch", "replace", "move", "mark", "toggle",
                "enable", "disable", "configure", "assign", "merge", "resize", "upscale", "convert", "transition",
-               "shift", "renew"),
+               "shift", "renew", "reschedule", "postpone"),
     "delete": ("delete", "remove", "destroy", "drop", "clear", "erase", "cancel", "archive", "close", "revoke",
                "unsubscribe", "purge", "trash"),
     "send": ("send", "post", "notify", "email", "reply", "share", "publish", "tweet", "forward", "invite",
