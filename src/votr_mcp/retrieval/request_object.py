@@ -41,13 +41,18 @@ def request_object(text: str, without_values: str | None = None) -> frozenset[st
 _PART = 4  # the shortest word a longer one is read as built from ("page" in "homepage")
 
 
+# What a calendar keeps, said as the occasion: "push back my dentist appointment", "call off the standup".
+_KIND_OF = dict.fromkeys(("meeting", "appointment", "standup", "lunch", "dinner", "interview", "1:1", "sync"), "event")
+
+
 def names_object(objects: Collection[str], words: Collection[str]) -> bool:
     """Whether a tool's stemmed ``words`` name what a request acts on (``objects``, from
-    :func:`request_object`): a word in common, or an object word built on one of the tool's words
-    of at least :data:`_PART` letters ("homepage" on page, "spreadsheet" on sheet, "filename" on file)."""
+    :func:`request_object`): a word in common, the kind of thing an object is (a meeting is an
+    event), or an object word built on one of the tool's words of at least :data:`_PART` letters
+    ("homepage" on page, "spreadsheet" on sheet, "filename" on file)."""
     if not objects or not words:
         return False
-    if set(objects).intersection(words):
+    if set(objects).intersection(words) or {_KIND_OF[o] for o in objects if o in _KIND_OF}.intersection(words):
         return True
     return any(len(o) > len(w) >= _PART and (o.endswith(w) or o.startswith(w)) for o in objects for w in words)
 
