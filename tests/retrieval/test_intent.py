@@ -75,6 +75,9 @@ def test_long_unbroken_text_is_read_in_time_proportional_to_its_length(pasted):
     ("push back my dentist appointment to Friday", "update"),  # not git's push, a specific operation
     ("reschedule tomorrow's standup to 9:30", "update"), ("put off the team lunch by a week", "update"),
     ("call off Friday's 1:1 with Sam", "delete"),  # not a call, which runs something
+    ("cross it off in Todoist", "update"), ("turn it off", "update"),  # said around what it acts on
+    ("scrap the 'buy printer ink' task", "delete"), ("unsend the last message", "delete"),
+    ("bump 'renew passport' to next Monday", "update"), ("shoot Tom an email saying it's signed", "send"),
 ])
 def test_verbs_of_several_words_are_read_as_the_verb_they_mean(text, action):
     assert request_action(text) == action

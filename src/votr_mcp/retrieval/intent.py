@@ -39,7 +39,8 @@ _PHRASAL: dict[tuple[str, ...], str] = {
     ("go", "through"): "read", ("look", "through"): "read", ("read", "through"): "read", ("go", "over"): "read",
     ("look", "at"): "view", ("add", "up"): "calculate", ("work", "out"): "calculate", ("figure", "out"): "find",
     ("sum", "up"): "summarize", ("keep", "in", "mind"): "remember", ("tick", "off"): "mark", ("check", "off"): "mark",
-    ("leave", "a", "comment"): "comment", ("kick", "off"): "start",
+    ("leave", "a", "comment"): "comment", ("kick", "off"): "start", ("cross", "off"): "mark", ("catch", "up"): "read",
+    ("chime", "in"): "comment", ("pass", "along"): "forward",
     # A meeting moved or dropped: "push back the standup to 10", "call off Friday's 1:1" (not git's push, a call's call).
     ("push", "back"): "postpone", ("put", "off"): "postpone", ("call", "off"): "cancel", ("bring", "forward"): "reschedule",
     # A verb said not to be done is not the one meant: "don't forget that Tom owes me 20" remembers it.
@@ -92,9 +93,18 @@ def request_words(text: str) -> list[str]:
                 i += size
                 break
         else:
-            out.append(words[i])
-            i += 1
+            # A verb of two words said around what it acts on ("turn it off", "cross that off"): the verb, then that.
+            split = _PHRASAL.get((words[i], words[i + 2])) if i + 2 < len(words) and words[i + 1] in _SAID_BETWEEN else None
+            if split is not None:
+                out += [split, words[i + 1]]
+                i += 3
+            else:
+                out.append(words[i])
+                i += 1
     return out
+
+
+_SAID_BETWEEN = frozenset({"it", "that", "this", "them", "those", "these", "everything"})  # one word, a pronoun
 
 
 # A request that asks a question wants to be told, whatever verb it uses ("who changed the payment

@@ -76,8 +76,8 @@ def object_words(words: Sequence[str], skip: Collection[str] = ()) -> list[str]:
             if out or given:
                 break
             continue
-        if word in _NOT_OBJECT or word in STOPWORDS or word.isdigit() or word in skip:
-            continue
+        if word in _NOT_OBJECT or word in STOPWORDS or word.isdigit() or word in skip or len(word) == 1:
+            continue  # (one letter: the "s" of "today's")
         out.append(word)
         if len(out) == _OBJECT_WORDS:
             break

@@ -43,8 +43,10 @@ OTHER_VERBS = frozenset({"push", "pull", "merge", "rebase", "stash", "clone", "t
 # the shared benchmarks that lead with it are served by a tool that never says it.)
 # Verbs read as another action first (SYNONYMS, ACTIONS) are not listed above: they never reach it.
 SYNONYMS = {"wipe": "delete", "empty": "delete", "forget": "delete", "erase": "delete", "rm": "delete",
-            "jot": "create", "note": "create", "grab": "read", "tell": "read", "give": "read", "open": "read",
-            "visit": "read", "navigate": "read", "duplicate": "copy", "reserve": "book"}
+            "scrap": "delete", "ditch": "delete", "nuke": "delete", "unsend": "delete",
+            "jot": "create", "note": "create", "grab": "read", "tell": "read", "give": "read",
+            "open": "read", "visit": "read", "navigate": "read", "duplicate": "copy", "reserve": "book",
+            "bump": "update", "shoot": "send"}
 
 # Verbs too specific for their class: "merge a branch" is not served by a tool that updates. Explaining,
 # brainstorming and rewriting are the assistant's own work, done by a tool only where one says so.
