@@ -78,6 +78,9 @@ def test_long_unbroken_text_is_read_in_time_proportional_to_its_length(pasted):
     ("cross it off in Todoist", "update"), ("turn it off", "update"),  # said around what it acts on
     ("scrap the 'buy printer ink' task", "delete"), ("unsend the last message", "delete"),
     ("bump 'renew passport' to next Monday", "update"), ("shoot Tom an email saying it's signed", "send"),
+    ("fire off a message to the team", "send"), ("spin up a new droplet", "create"),
+    ("tear down the staging stack", "delete"), ("flip the status of rec123 to Done", "update"),
+    ("favourite the Hawk Hill segment", "star"), ("kill the process on port 8080", "kill"),  # killing stays its own
 ])
 def test_verbs_of_several_words_are_read_as_the_verb_they_mean(text, action):
     assert request_action(text) == action

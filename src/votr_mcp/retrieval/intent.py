@@ -40,7 +40,8 @@ _PHRASAL: dict[tuple[str, ...], str] = {
     ("look", "at"): "view", ("add", "up"): "calculate", ("work", "out"): "calculate", ("figure", "out"): "find",
     ("sum", "up"): "summarize", ("keep", "in", "mind"): "remember", ("tick", "off"): "mark", ("check", "off"): "mark",
     ("leave", "a", "comment"): "comment", ("kick", "off"): "start", ("cross", "off"): "mark", ("catch", "up"): "read",
-    ("chime", "in"): "comment", ("pass", "along"): "forward",
+    ("chime", "in"): "comment", ("pass", "along"): "forward", ("fire", "off"): "send", ("spin", "up"): "create",
+    ("tear", "down"): "delete", ("fire", "up"): "start", ("boot", "up"): "start",
     # A meeting moved or dropped: "push back the standup to 10", "call off Friday's 1:1" (not git's push, a call's call).
     ("push", "back"): "postpone", ("put", "off"): "postpone", ("call", "off"): "cancel", ("bring", "forward"): "reschedule",
     # A verb said not to be done is not the one meant: "don't forget that Tom owes me 20" remembers it.
