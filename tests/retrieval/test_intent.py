@@ -112,6 +112,8 @@ def test_to_make_a_thing_already_there_something_is_to_change_it(text, action):
     ("switch these 8 browser profiles to the new proxy", "update"), ("switch to the develop branch", "switch"),
     ("add two numbers together", None), ("add 5 and 7 using the test server", None), ("add a sheet called Q3", "create"),
     ("add 5 new members to the group", "create"),
+    ("order the rows of sheet Leads in crm.xlsx by company name", "sort"), ("order them by date", "sort"),
+    ("order a pizza by 7pm", "order"), ("order 2 tickets for Friday", "order"),
 ])
 def test_a_verb_whose_sense_turns_on_what_follows_reads_by_it(text, action):
     assert request_action(text) == action

@@ -234,7 +234,7 @@ _GIT_THINGS = frozenset({"origin", "upstream", "remote", "branch", "branches", "
 _OUTSIDE_GIT = {"pull": "read", "push": None, "stash": "create"}
 _FRESH = frozenset({"new", "another"})
 _NEW = frozenset({"a", "an", *_FRESH})
-_BY_CONTEXT = frozenset({*_OUTSIDE_GIT, "drop", "start", "put", "log", "switch", "add", "schedule"})
+_BY_CONTEXT = frozenset({*_OUTSIDE_GIT, "drop", "start", "put", "log", "switch", "add", "schedule", "order"})
 # What is scheduled to be sent or run later ("schedule the newsletter for 8am", "schedule a nightly
 # backup"): anything else scheduled (a call, a photo shoot, my tasks) is created.
 _SENT_LATER = frozenset({"email", "emails", "gmail", "mail", "message", "messages", "post", "posts", "tweet", "tweets",
@@ -261,7 +261,9 @@ def context_action(word: str, after: Sequence[str]) -> str | None:
       calculator computes, a sum tool "returns the sum"); anything else is created ("add 5 new members");
     - schedule: a message, post or job is sent or run later, its own operation ("schedule the
       newsletter for 8am", "schedule a nightly backup"), which a tool that only sends or runs now does
-      not do; anything else scheduled is created ("schedule a call with Dana on Friday")."""
+      not do; anything else scheduled is created ("schedule a call with Dana on Friday");
+    - order: things already there ordered by something are sorted ("order the rows by company
+      name"); a new thing ordered is bought ("order a pizza by 7", "order 2 tickets")."""
     head = list(after[:5])
     nxt = head[0] if head else ""
     if word in _OUTSIDE_GIT:
@@ -284,6 +286,8 @@ def context_action(word: str, after: Sequence[str]) -> str | None:
         return "log" if nxt in ("in", "into", "out", "on", "off") else "create"
     if word == "schedule":
         return "schedule" if _SENT_LATER.intersection(head) else "create"
+    if word == "order":
+        return "sort" if "by" in after[:10] and nxt not in _NEW and not nxt.isdigit() else "order"
     return "switch" if nxt == "to" else "update"  # switch
 
 
