@@ -68,7 +68,8 @@ def test_quoted_titles_are_no_cue_of_many():
 TOOLS = [("huntress", "get_incident"), ("huntress", "list_incidents"), ("huntress", "delete_incidents"),
          ("dart", "create_task"), ("dart", "list_tasks"), ("facts", "Get a random fact about cats"),
          ("facts", "Get all facts about cat"), ("git", "git_log"), ("fs", "read_file"), ("fs", "read_files"),
-         ("fs", "list_process")]
+         ("fs", "list_process"), ("ci", "get_artifact"), ("ci", "list_artifacts"), ("raygun", "ignore_error_group"),
+         ("raygun", "list_error_groups"), ("clickup", "move_task"), ("clickup", "move_bulk_tasks")]
 
 
 def test_pair_number_pairs_identifier_names_saying_one_noun_in_both_numbers_on_one_server():
@@ -76,7 +77,9 @@ def test_pair_number_pairs_identifier_names_saying_one_noun_in_both_numbers_on_o
     assert [(p.word, p.plural, p.action) if p else None for p in pairs] == [
         ("incident", False, "read"), ("incidents", True, "read"), ("incidents", True, "delete"),
         ("task", False, "create"), ("tasks", True, "read"), None, None, None,  # titles pair with nothing
-        ("file", False, "read"), ("files", True, "read"), None]  # "process" is no plural
+        ("file", False, "read"), ("files", True, "read"), None,  # "process" is no plural
+        ("artifact", False, "read"), ("artifacts", True, "read"), ("group", False, None), ("groups", True, "read"),
+        ("task", False, "update"), ("tasks", True, "update")]
     assert pairs[0].group == pairs[1].group != pairs[3].group
 
 
@@ -93,6 +96,16 @@ def rank(text, order):
 def test_a_plural_the_request_says_moves_its_tool_before_the_singular_one():
     assert rank("list open incidents in Huntress", [0, 2, 1]) == ["list_incidents", "get_incident", "delete_incidents"]
     assert rank("what tasks are on my Dart board?", [3, 4]) == ["list_tasks", "create_task"]  # a question reads
+    assert rank("I want to see which artifacts the build made, list them", [11, 12]) == ["list_artifacts", "get_artifact"]
+
+
+@pytest.mark.parametrize("text,order", [
+    ("Retrieve build artifacts", [11, 12]),  # a description's generic plural: both tools read
+    ("Ignore error groups", [13, 14]),  # the singular tool's own word
+    ("move tasks between lists", [15, 16]),  # a batch tool: the singular/bulk pairing decides
+])
+def test_the_rest_of_the_request_must_take_the_plural_tools_side(text, order):
+    assert rank(text, order) == [TOOLS[i][1] for i in order]
 
 
 @pytest.mark.parametrize("text", [

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from votr_mcp.index.tokenize import stem, words_of
+from votr_mcp.retrieval.intent import is_question
 from votr_mcp.retrieval.values import bounded
 from votr_mcp.retrieval.verbs import action_word
 
@@ -119,6 +120,7 @@ class NumberPair:
     word: str  # the noun as this name says it ("incident", "incidents")
     plural: bool
     action: str | None  # the action the name's other words ask for (verbs.action_word), if any
+    others: frozenset[str] = frozenset()  # the name's other words ("list", "get")
 
 
 _TITLE_WORDS = 3  # a name of more words is a title ("Get a random fact about cats"): its last word is rarely its object
@@ -128,17 +130,17 @@ def pair_number(tools: Sequence[tuple[str, str]], words: Sequence[list[str]] | N
     """For (server, name) pairs: each tool's :class:`NumberPair`, None for a tool whose server names its
     last noun in one number only. A short name may have spaces ("List Pools" beside "Get Pool"); a
     longer one is a title (:data:`_TITLE_WORDS`) and pairs with nothing. ``words`` as for :func:`pair_bulk`."""
-    ends: dict[tuple[str, str], list[tuple[int, str, str | None]]] = {}
+    ends: dict[tuple[str, str], list[tuple[int, list[str]]]] = {}
     for i, (server, name) in enumerate(tools):
         said = (words[i] if words is not None else words_of(name)) if len(name.split()) <= _TITLE_WORDS else []
         if said and len(said[-1]) >= 3:
-            action = next((a for a in map(action_word, said[:-1]) if a), None)
-            ends.setdefault((server, stem(said[-1])), []).append((i, said[-1], action))
+            ends.setdefault((server, stem(said[-1])), []).append((i, said))
     out: list[NumberPair | None] = [None] * len(tools)
     for group, members in enumerate(ends.values()):
-        if len({_plural(word) for _, word, _ in members}) == 2:
-            for i, word, action in members:
-                out[i] = NumberPair(group, word, _plural(word), action)
+        if len({_plural(said[-1]) for _, said in members}) == 2:
+            for i, said in members:
+                action = next((a for a in map(action_word, said[:-1]) if a), None)
+                out[i] = NumberPair(group, said[-1], _plural(said[-1]), action, frozenset(said[:-1]))
     return out
 
 
@@ -148,16 +150,13 @@ def _plural(word: str) -> bool:
 
 def plural_first(text: str, ranked: list[int], pairs: Sequence[NumberPair | None], window: int) -> list[int]:
     """``ranked`` with a tool naming its object in the plural moved before its server's tool naming it
-    in the singular, when that one leads the pair in the first ``window`` and the request says the
+    in the singular, when that one leads the pair in the first ``window``, the request says the
     object in the plural (as what it acts on, not as a place: "… in my contacts") and not in the
-    singular ("list open incidents in Huntress": list_incidents
-    before get_incident; "which datasets exist": list_datasets before search_dataset). The two must
-    ask for the same action where both names say one (not delete_incidents for "list incidents"),
-    unless the plural one reads and so does the request, or it names no action ("what tasks are on
-    my board": list_tasks before create_task).
-    Read in this direction only: a noun in the singular often names one of the many a plural tool
-    serves ("find the issue about the login loop" is a search), and on the dev rows moving singular
-    tools up lost rows and won none."""
+    singular, and what else it says takes the plural one's side (:func:`_plural_asked`): "list open
+    incidents in Huntress" puts list_incidents before get_incident, "which datasets exist?"
+    list_datasets before search_dataset. Read in this direction only: a noun in the singular often
+    names one of the many a plural tool serves ("find the issue about the login loop" is a search),
+    and on the dev rows moving singular tools up lost rows and won none."""
     head = ranked[:window]
     at, lead = next(((a, pair) for a, i in enumerate(head) if (pair := pairs[i]) is not None), (0, None))
     if lead is None or lead.plural:
@@ -166,7 +165,9 @@ def plural_first(text: str, ranked: list[int], pairs: Sequence[NumberPair | None
     if lead.word in words:
         return ranked
     asked = next((a for a in map(action_word, words) if a), None)
-    sibling = next((j for j in head[at + 1:] if _plural_of(pairs[j], lead, text, asked)), None)
+    said, question = set(words), is_question(text)
+    sibling = next((j for j in head[at + 1:] if (pair := pairs[j]) is not None and _plural_of(pair, lead, text)
+                    and _plural_asked(pair, lead, said, asked, question)), None)
     if sibling is None:
         return ranked
     out = list(ranked)
@@ -186,9 +187,22 @@ def _acted_on(text: str, word: str) -> bool:
     return anywhere > len(re.findall(rf"{_PLACE}(?i:{re.escape(word)}\b)", text))
 
 
-def _plural_of(pair: NumberPair | None, lead: NumberPair, text: str, asked: str | None) -> bool:
-    """``pair`` is the plural sibling of ``lead`` that the request names as what it acts on, asking for
-    the same action (or reading, when the request reads or asks for no action)."""
-    return (pair is not None and pair.group == lead.group and pair.plural and _acted_on(text, pair.word)
-            and (pair.action == lead.action or None in (pair.action, lead.action)
-                 or (pair.action == "read" and asked in (None, "read"))))
+def _plural_of(pair: NumberPair, lead: NumberPair, text: str) -> bool:
+    """``pair`` is the plural sibling of ``lead`` that the request names as what it acts on."""
+    return pair.group == lead.group and pair.plural and _acted_on(text, pair.word)
+
+
+def _plural_asked(pair: NumberPair, lead: NumberPair, said: set[str], asked: str | None, question: bool) -> bool:
+    """Whether the rest of the request takes the plural tool's side: it says a word of that tool's
+    name the other's lacks ("list open incidents"), and none the other way round ("ignore error
+    groups" is ignore_error_group's, "update catalog items" update_catalog_item's); failing both, it
+    asks a question ("what tasks are on my board?": list_tasks, not create_task) or reads where the
+    singular tool does something else. Descriptions' words in the plural are generic ("Retrieve build
+    artifacts" is get_artifact's summary), so reading alone does not pass a tool that reads one. A
+    batch tool (move_bulk_tasks) is left to the singular/bulk pairing (:func:`pair_bulk`)."""
+    mine, theirs = pair.others - lead.others, lead.others - pair.others
+    if mine & _BULK_TOOL:
+        return False
+    if said & mine or said & theirs:
+        return bool(said & mine) and not said & theirs
+    return question or (asked == "read" and lead.action != "read" and pair.action in ("read", None))
