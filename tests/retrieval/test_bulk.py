@@ -96,7 +96,8 @@ def rank(text, order):
 def test_a_plural_the_request_says_moves_its_tool_before_the_singular_one():
     assert rank("list open incidents in Huntress", [0, 2, 1]) == ["list_incidents", "get_incident", "delete_incidents"]
     assert rank("what tasks are on my Dart board?", [3, 4]) == ["list_tasks", "create_task"]  # a question reads
-    assert rank("I want to see which artifacts the build made, list them", [11, 12]) == ["list_artifacts", "get_artifact"]
+    seen = rank("I want to see which artifacts the build made, list them", [11, 12])
+    assert seen == ["list_artifacts", "get_artifact"]
 
 
 @pytest.mark.parametrize("text,order", [

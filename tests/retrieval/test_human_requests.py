@@ -335,6 +335,7 @@ def test_requests_named_in_the_plural_go_to_the_tool_that_names_them_so(registry
     # The page's network requests, asked in the plural: the tool listing them, not the one reading a
     # single request, which led before retrieval/bulk.plural_first read the noun's number.
     plural = registry.search("I want to see what requests this site fires on load")
-    assert plural.ranked[0].call_name == "playwright__browser_network_requests", [h.call_name for h in plural.ranked[:3]]
+    listed = [h.call_name for h in plural.ranked[:3]]
+    assert listed[0] == "playwright__browser_network_requests", listed
     one = registry.search("show me the request to /api/login the page just made")
     assert "playwright__browser_network_request" in [h.call_name for h in one.ranked[:3]]

@@ -123,7 +123,8 @@ class NumberPair:
     others: frozenset[str] = frozenset()  # the name's other words ("list", "get")
 
 
-_TITLE_WORDS = 3  # a name of more words is a title ("Get a random fact about cats"): its last word is rarely its object
+# A name of more words is a title ("Get a random fact about cats"): its last word is rarely its object.
+_TITLE_WORDS = 3
 
 
 def pair_number(tools: Sequence[tuple[str, str]], words: Sequence[list[str]] | None = None) -> list[NumberPair | None]:
@@ -178,7 +179,8 @@ def plural_first(text: str, ranked: list[int], pairs: Sequence[NumberPair | None
 
 # Where a plural names the place something goes or comes from, not what is acted on: "save +49151… as
 # Jonas in my Telegram contacts" adds one contact. (Names are capitalized; the rest is read in any case.)
-_PLACE = r"(?i:\b(?:in|into|to|from|among|across|within|inside))\s+(?:(?:(?i:my|our|your|the|his|her|their|its)|[A-Z][\w.-]*)\s+){0,2}"
+_PLACE = (r"(?i:\b(?:in|into|to|from|among|across|within|inside))\s+"
+          r"(?:(?:(?i:my|our|your|the|his|her|their|its)|[A-Z][\w.-]*)\s+){0,2}")
 
 
 def _acted_on(text: str, word: str) -> bool:
@@ -197,7 +199,7 @@ def _plural_asked(pair: NumberPair, lead: NumberPair, said: set[str], asked: str
     name the other's lacks ("list open incidents"), and none the other way round ("ignore error
     groups" is ignore_error_group's, "update catalog items" update_catalog_item's); failing both, it
     asks a question ("what tasks are on my board?": list_tasks, not create_task) or reads where the
-    singular tool does something else. Descriptions' words in the plural are generic ("Retrieve build
+    singular tool does something else or names no action. Descriptions' words in the plural are generic ("Retrieve build
     artifacts" is get_artifact's summary), so reading alone does not pass a tool that reads one. A
     batch tool (move_bulk_tasks) is left to the singular/bulk pairing (:func:`pair_bulk`)."""
     mine, theirs = pair.others - lead.others, lead.others - pair.others

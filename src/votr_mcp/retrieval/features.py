@@ -133,8 +133,8 @@ def by_request(text: str, ranked: NDArray[np.intp], features: ToolFeatures, serv
     comes first (``exact_names``); when it asks for many at once (or for one) and a tool of a
     singular/bulk pair leads, its sibling on the same server that matches the count goes before it,
     and a tool saying in the plural what the request says in the plural goes before its singular
-    sibling (``intent``, :func:`plural_first`); a deprecated tool goes after the tool its server says to use instead (inserted when
-    not ranked). Moving a tool that does the request's leading verb to the top lost top-1 on every
+    sibling (``intent``, :func:`plural_first`); a deprecated tool goes after the tool its server says
+    to use instead (inserted when not ranked). Moving a tool that does the request's leading verb to the top lost top-1 on every
     dev set (window 3: human-registry .654 -> .636, MetaTool .650 -> .607), so that is not done."""
     out = [int(i) for i in ranked]
     named: list[int] = []

@@ -42,8 +42,10 @@ _PHRASAL: dict[tuple[str, ...], str] = {
     ("leave", "a", "comment"): "comment", ("kick", "off"): "start", ("cross", "off"): "mark", ("catch", "up"): "read",
     ("chime", "in"): "comment", ("pass", "along"): "forward", ("fire", "off"): "send", ("spin", "up"): "create",
     ("tear", "down"): "delete", ("fire", "up"): "start", ("boot", "up"): "start",
-    # A meeting moved or dropped: "push back the standup to 10", "call off Friday's 1:1" (not git's push, a call's call).
-    ("push", "back"): "postpone", ("put", "off"): "postpone", ("call", "off"): "cancel", ("bring", "forward"): "reschedule",
+    # A meeting moved or dropped: "push back the standup to 10", "call off Friday's 1:1" (not git's push,
+    # not a call that runs something).
+    ("push", "back"): "postpone", ("put", "off"): "postpone", ("call", "off"): "cancel",
+    ("bring", "forward"): "reschedule",
     # A verb said not to be done is not the one meant: "don't forget that Tom owes me 20" remembers it.
     ("don", "t", "forget"): "remember", ("do", "not", "forget"): "remember", ("dont", "forget"): "remember",
 }
@@ -95,7 +97,8 @@ def request_words(text: str) -> list[str]:
                 break
         else:
             # A verb of two words said around what it acts on ("turn it off", "cross that off"): the verb, then that.
-            split = _PHRASAL.get((words[i], words[i + 2])) if i + 2 < len(words) and words[i + 1] in _SAID_BETWEEN else None
+            around = i + 2 < len(words) and words[i + 1] in _SAID_BETWEEN
+            split = _PHRASAL.get((words[i], words[i + 2])) if around else None
             if split is not None:
                 out += [split, words[i + 1]]
                 i += 3

@@ -6,9 +6,9 @@ a bio, an essay or a slogan, tell a fun fact, give ideas or tips, word an e-mail
 'bless you' in Portuguese" and "write me a haiku about the first snow" ask for nothing a tool does
 unless one says so, and a catalog's nearest words answer them: ``git_diff`` for the difference, a
 time tool for "thank you for your patience". A catalog serves such a request only with a tool that
-says it does it (a dictionary that gives definitions, a translator, a thesaurus, a joke or facts API): where
-none of the first five ranked tools' words name it, the evidence ``verb_offered`` says so
-(ranking.py), as for a specific operation the search does not offer. Questions are read in English,
+says it does it (a dictionary that gives definitions, a translator, a thesaurus, a joke or facts
+API): where none of the first five ranked tools' words name it, the evidence ``verb_offered`` says
+so (ranking.py), as for a specific operation the search does not offer. Questions are read in English,
 and in German, French, Spanish, Italian and Portuguese for an explanation, the meaning, the
 difference and how one says a thing ("qual è la differenza tra «perché» e «poiché»?"; an
 explanation by the verb foreign_verbs.py reads, "erklär mir …", "spiegami …"); writing and ideas
@@ -77,8 +77,8 @@ _WORDS_FOR = re.compile(r"\b(?:synonyms?|antonyms?|another word) (?:for|of)\b|^\
 # "tell me a fun fact about octopuses".
 _COMPOSE = re.compile(POLITE_START + r"(?:write|compose|make up|tell|"
                       r"give|generate|create|come up with)(?: me| us)?(?: (?:a|an|some|another|one more|\d+|two|three))?"
-                      r"(?: [\w,'-]+){0,3}? (poem|poetry|haiku|limerick|sonnet|joke|pun|story|tale|toast|riddle|fact|trivia|bio|essay|"
-                      r"slogan|tagline)s?\b")
+                      r"(?: [\w,'-]+){0,3}? (poem|poetry|haiku|limerick|sonnet|joke|pun|story|tale|toast|riddle|fact|trivia|"
+                      r"bio|essay|slogan|tagline)s?\b")
 # "give me three ideas for a team-building activity", "come up with some name ideas for my cat".
 _IDEAS = re.compile(POLITE_START + r"(?:give|suggest|come up with|brainstorm|"
                     r"think of)(?: me| us)?(?: (?:a|an|some|a few|a couple of|\d+|two|three|four|five|ten|more))?"
