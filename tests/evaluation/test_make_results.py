@@ -80,59 +80,6 @@ def test_coverage_is_held_against_the_calibrations_nominal_level() -> None:
     assert "| mscbench coverage vs nominal 0.95 | ± 0.02 | 1.000 | 0.207–1.000 (n 1) | **no** |" in mr.targets_table([report])
 
 
-def test_the_calibration_recipe_is_read_back_from_the_source_that_calibrate_writes() -> None:
-    mr = load_script()
-    recipe = mr._RECIPE.search("votr-mcp calibrate on the dev split of mscbench+mcpzero, at most 150 tasks per kind, 2026-11-23")
-    assert recipe["sets"] == "mscbench+mcpzero" and recipe["limit"] == "150" and recipe["k"] is None
-    with_k = mr._RECIPE.search("votr-mcp calibrate on the dev split of a+b+c, at most 150 tasks per kind, k from a+b, 2026-11-23")
-    assert with_k["sets"] == "a+b+c" and with_k["k"] == "a+b"
-    text = mr.calibration_text({"shipped": {"coverage": 0.95, "n_rows": 3, "source": "a script"}, "command": None,
-                                "reproduced": False, "differing_fields": ["source"]})
-    assert "could not refit" in text
-
-
-def test_the_calibration_check_says_the_refit_climbs_from_the_shipped_file_and_what_a_fresh_one_gives() -> None:
-    mr = load_script()
-    shipped = {"coverage": 0.97, "n_rows": 3, "source": "votr-mcp calibrate on the dev split of a, 2026-11-27"}
-    check = {"shipped": shipped, "command": "votr-mcp calibrate --data a", "reproduced": True, "differing_fields": [],
-             "fresh": {"null_quantile": 0.57, "abstain_floor": -2.16, "action_gate": 2.0,
-                       "abstain_weights": {"bias": -16.8, "top_cosine": 8.4, "cosine_z": 0.0}},
-             "fresh_differing_fields": ["abstain_weights", "null_quantile"]}
-    text = mr.calibration_text(check)
-    assert "starts from the shipped calibration" in text and "gives the same thresholds" in text
-    assert "With `--fresh`" in text and "null quantile 0.57, floor -2.16, action gate 2.0" in text
-    assert "top_cosine +8.4" in text and "cosine_z" not in text
-    same = mr.calibration_text({**check, "fresh_differing_fields": []})
-    assert same.endswith("With `--fresh` (from the logistic weights alone) it gives the same thresholds.")
-
-
-def test_the_rerank_recipe_is_read_back_from_the_source_that_fit_rerank_writes() -> None:
-    from votr_mcp.retrieval.rerank import shipped_rerank
-
-    mr = load_script()
-    model = shipped_rerank()
-    assert model is not None
-    recipe = mr._RERANK_RECIPE.search(model.source)
-    assert recipe is not None and recipe["head"] == str(model.head) and float(recipe["l2"]) == model.l2
-    assert "could not refit" in mr.rerank_text({"shipped": model.to_dict() | {"source": "by hand"}, "command": None})
-
-
-def test_each_recipe_the_fitting_commands_write_is_read_back_whole() -> None:
-    from votr_mcp.evaluation.data import fit_source
-
-    mr = load_script()
-    sets = [Path("bench/mscbench"), Path("bench/mcpzero")]
-    calibrate = mr._RECIPE.search(fit_source("calibrate", sets, 300, "k from mscbench"))
-    assert (calibrate["sets"], calibrate["limit"], calibrate["k"]) == ("mscbench+mcpzero", "300", "mscbench")
-    grouped = mr._RECIPE.search(fit_source("calibrate", sets, 300, "k from mscbench",
-                                           "false abstention bounded together on a+b & c+d"))
-    assert (grouped["k"], grouped["together"]) == ("mscbench", "a+b & c+d")
-    rerank = mr._RERANK_RECIPE.search(fit_source("fit-rerank", sets, None, "l2 0.01", "head 20"))
-    assert (rerank["sets"], rerank["limit"], rerank["l2"], rerank["head"]) == ("mscbench+mcpzero", None, "0.01", "20")
-    adapter = mr._ADAPTER_RECIPE.search(fit_source("fit-adapter", sets, 600, "rank 16", "l2 0.01"))
-    assert (adapter["sets"], adapter["limit"], adapter["rank"], adapter["l2"]) == ("mscbench+mcpzero", "600", "16", "0.01")
-
-
 def test_the_plots_of_the_tables_are_drawn_as_pngs_and_linked_from_the_markdown(tmp_path: Path) -> None:
     mr = load_script()
     reports = [fake_report("mscbench", "dev", hit=False), fake_report("mscbench", "test", hit=True),
