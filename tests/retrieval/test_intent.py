@@ -44,6 +44,8 @@ def test_named_tools_finds_identifiers_and_call_names_but_not_plain_words():
     ("book a flight to Paris", {"flight"}),
     ("what time is it in Tokyo", set()),  # no leading verb: no object to check
     ("push", set()),
+    ("send it to Tom", set()), ("move them to the archive", set()),  # a pronoun: the thing was named before
+    ("delete this file", {"file"}),
 ])
 def test_request_object_is_what_the_leading_verb_acts_on(text, words):
     assert request_object(text) == words
@@ -76,6 +78,7 @@ def test_long_unbroken_text_is_read_in_time_proportional_to_its_length(pasted):
     ("reschedule tomorrow's standup to 9:30", "update"), ("put off the team lunch by a week", "update"),
     ("call off Friday's 1:1 with Sam", "delete"),  # not a call, which runs something
     ("cross it off in Todoist", "update"), ("turn it off", "update"),  # said around what it acts on
+    ("read this out loud as an mp3", None),  # a voice, not a fetch: no action of a tool's class
     ("scrap the 'buy printer ink' task", "delete"), ("unsend the last message", "delete"),
     ("bump 'renew passport' to next Monday", "update"), ("shoot Tom an email saying it's signed", "send"),
     ("fire off a message to the team", "send"), ("spin up a new droplet", "create"),
@@ -343,6 +346,8 @@ def test_what_a_request_quotes_is_data_not_what_it_asks():
     assert without_quotes("create a task 'Update pricing page' in ClickUp").split() == ["create", "a", "task", "in", "ClickUp"]
     assert without_quotes("I'm sure Messi's club is 'Inter Miami'").startswith("I'm sure Messi's club is")
     assert "git_log" in without_quotes("run 'git_log' on my repo")  # a quoted identifier names a tool
+    # An apostrophe inside a word does not end the span ("we'll"), so its words are not the request's.
+    assert without_quotes("read this out loud: 'Welcome, we'll start in five minutes.'").split() == ["read", "this", "out", "loud:"]
 
 
 def test_booking_is_its_own_operation_and_reserving_is_booking():

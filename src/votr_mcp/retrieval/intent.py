@@ -41,6 +41,7 @@ _PHRASAL: dict[tuple[str, ...], str] = {
     ("sum", "up"): "summarize", ("keep", "in", "mind"): "remember", ("tick", "off"): "mark", ("check", "off"): "mark",
     ("leave", "a", "comment"): "comment", ("kick", "off"): "start", ("cross", "off"): "mark", ("catch", "up"): "read",
     ("chime", "in"): "comment", ("pass", "along"): "forward", ("fire", "off"): "send", ("spin", "up"): "create",
+    ("read", "out", "loud"): "speak", ("read", "aloud"): "speak",  # a voice, not a fetch (speech.py)
     ("tear", "down"): "delete", ("fire", "up"): "start", ("boot", "up"): "start",
     # A meeting moved or dropped: "push back the standup to 10", "call off Friday's 1:1" (not git's push,
     # not a call that runs something).
@@ -96,16 +97,27 @@ def request_words(text: str) -> list[str]:
                 i += size
                 break
         else:
-            # A verb of two words said around what it acts on ("turn it off", "cross that off"): the verb, then that.
-            around = i + 2 < len(words) and words[i + 1] in _SAID_BETWEEN
-            split = _PHRASAL.get((words[i], words[i + 2])) if around else None
+            # A verb of several words said around what it acts on ("turn it off", "read this out loud"):
+            # the verb, then that.
+            size, split = _said_around(words, i)
             if split is not None:
                 out += [split, words[i + 1]]
-                i += 3
+                i += size + 1
             else:
                 out.append(words[i])
                 i += 1
     return out
+
+
+def _said_around(words: Sequence[str], i: int) -> tuple[int, str | None]:
+    """The verb of several words that starts at ``i`` with a pronoun after its first word, and its size."""
+    if i + 2 >= len(words) or words[i + 1] not in _SAID_BETWEEN:
+        return 0, None
+    for size in (3, 2):
+        verb = _PHRASAL.get((words[i], *words[i + 2:i + 1 + size]))
+        if verb is not None:
+            return size, verb
+    return 0, None
 
 
 _SAID_BETWEEN = frozenset({"it", "that", "this", "them", "those", "these", "everything"})  # one word, a pronoun

@@ -69,6 +69,8 @@ def object_words(words: Sequence[str], skip: Collection[str] = ()) -> list[str]:
     for at, word in enumerate(after):
         if not out and _opens_clause(word, after[at + 1 : at + 2], skip):
             return []  # "remember that Alice works at Acme", "forget everything you know about X": no thing named
+        if at == 0 and word in _POINTED and (len(after) == 1 or after[1] in _OBJECT_END):
+            return []  # "send it to Tom", "read this out loud as an mp3": what it is was said before, not here
         if word == VALUE_MARK:
             given = True
             continue
@@ -83,6 +85,9 @@ def object_words(words: Sequence[str], skip: Collection[str] = ()) -> list[str]:
             break
     return out
 
+
+# A pronoun standing for the whole object (not "this file").
+_POINTED = frozenset({"it", "this", "that", "them", "these", "those"})
 
 # What a verb takes when its object is a statement or is left open, not a kind of thing.
 _UNSAID = frozenset({"everything", "anything", "something", "stuff", "things"})
