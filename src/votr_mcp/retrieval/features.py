@@ -19,6 +19,7 @@ from votr_mcp.retrieval.config import RetrievalConfig
 from votr_mcp.retrieval.named import NamedServers
 from votr_mcp.retrieval.quoted import is_identifier, named_tools
 from votr_mcp.retrieval.rerank import ToolView
+from votr_mcp.retrieval.speech import speech_first, tool_direction
 
 __all__ = ["ToolFeatures", "ToolViews", "Ranking", "by_request", "replacements"]
 
@@ -69,12 +70,13 @@ class ToolViews(Sequence[ToolView]):
 class ToolFeatures:
     """Per-tool views the head rerank reads, each tool's place in a singular/bulk pair
     (:func:`pair_bulk`) and in a pair of names saying one noun in both numbers (:func:`pair_number`),
-    the tools by the identifier names a request may quote, and the servers by the names a request
-    may call them by."""
+    which way it turns speech (:func:`tool_direction`), the tools by the identifier names a request
+    may quote, and the servers by the names a request may call them by."""
 
     views: Sequence[ToolView]
     bulk: NDArray[np.int8]
     numbers: Sequence[NumberPair | None]
+    speech: Sequence[str | None]  # which way each tool turns speech (speech.tool_direction)
     names: dict[str, list[int]]
     servers: NamedServers
     replaced: dict[int, int] = field(default_factory=dict)  # a deprecated tool -> the one its server says to use
@@ -88,7 +90,8 @@ class ToolFeatures:
         named, words = [(t.server, t.name) for t in tools], [words_of(t.name) for t in tools]
         bulk = np.array(pair_bulk(named, words), dtype=np.int8)
         views = views if views is not None else ToolViews(tools)
-        return cls(views, bulk, pair_number(named, words), names, NamedServers([t.server for t in tools], views),
+        speech = [tool_direction(t.name, t.description) for t in tools]
+        return cls(views, bulk, pair_number(named, words), speech, names, NamedServers([t.server for t in tools], views),
                    replacements(tools))
 
     def restack(self, tools: Sequence[Tool], rows: Sequence[int | None]) -> ToolFeatures:
@@ -133,8 +136,9 @@ def by_request(text: str, ranked: NDArray[np.intp], features: ToolFeatures, serv
     comes first (``exact_names``); when it asks for many at once (or for one) and a tool of a
     singular/bulk pair leads, its sibling on the same server that matches the count goes before it,
     and a tool saying in the plural what the request says in the plural goes before its singular
-    sibling (``intent``, :func:`plural_first`); a deprecated tool goes after the tool its server says
-    to use instead (inserted when not ranked). Moving a tool that does the request's leading verb to the top lost top-1 on every
+    sibling, and a tool turning speech the way the request asks (to text or to speech) leads
+    (``intent``, :func:`plural_first`, :func:`speech_first`); a deprecated tool goes after the tool
+    its server says to use instead (inserted when not ranked). Moving a tool that does the request's leading verb to the top lost top-1 on every
     dev set (window 3: human-registry .654 -> .636, MetaTool .650 -> .607), so that is not done."""
     out = [int(i) for i in ranked]
     named: list[int] = []
@@ -155,6 +159,7 @@ def by_request(text: str, ranked: NDArray[np.intp], features: ToolFeatures, serv
             break
     if cfg.intent and not named:
         out = plural_first(text, out, features.numbers, cfg.intent_window)
+        out = speech_first(text, out, features.speech, cfg.intent_window)
     for i, j in features.replaced.items():  # a deprecated tool goes after the one its server says to use
         if i in out and i not in named and (allowed is None or allowed[j]):
             if j in out:
