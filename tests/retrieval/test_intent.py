@@ -347,7 +347,8 @@ def test_what_a_request_quotes_is_data_not_what_it_asks():
     assert without_quotes("I'm sure Messi's club is 'Inter Miami'").startswith("I'm sure Messi's club is")
     assert "git_log" in without_quotes("run 'git_log' on my repo")  # a quoted identifier names a tool
     # An apostrophe inside a word does not end the span ("we'll"), so its words are not the request's.
-    assert without_quotes("read this out loud: 'Welcome, we'll start in five minutes.'").split() == ["read", "this", "out", "loud:"]
+    quoted = "read this out loud: 'Welcome, we'll start in five minutes.'"
+    assert without_quotes(quoted).split() == ["read", "this", "out", "loud:"]
 
 
 def test_booking_is_its_own_operation_and_reserving_is_booking():

@@ -91,8 +91,8 @@ class ToolFeatures:
         bulk = np.array(pair_bulk(named, words), dtype=np.int8)
         views = views if views is not None else ToolViews(tools)
         speech = [tool_direction(t.name, t.description) for t in tools]
-        return cls(views, bulk, pair_number(named, words), speech, names, NamedServers([t.server for t in tools], views),
-                   replacements(tools))
+        servers = NamedServers([t.server for t in tools], views)
+        return cls(views, bulk, pair_number(named, words), speech, names, servers, replacements(tools))
 
     def restack(self, tools: Sequence[Tool], rows: Sequence[int | None]) -> ToolFeatures:
         """Features for ``tools``, where ``rows[i]`` is tool i's old position (None: a new tool).
@@ -138,8 +138,9 @@ def by_request(text: str, ranked: NDArray[np.intp], features: ToolFeatures, serv
     and a tool saying in the plural what the request says in the plural goes before its singular
     sibling, and a tool turning speech the way the request asks (to text or to speech) leads
     (``intent``, :func:`plural_first`, :func:`speech_first`); a deprecated tool goes after the tool
-    its server says to use instead (inserted when not ranked). Moving a tool that does the request's leading verb to the top lost top-1 on every
-    dev set (window 3: human-registry .654 -> .636, MetaTool .650 -> .607), so that is not done."""
+    its server says to use instead (inserted when not ranked). Moving a tool that does the request's
+    leading verb to the top lost top-1 on every dev set (window 3: human-registry .654 -> .636,
+    MetaTool .650 -> .607), so that is not done."""
     out = [int(i) for i in ranked]
     named: list[int] = []
     if cfg.exact_names:

@@ -29,8 +29,8 @@ _IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[_.-]+[A-Za-z0-9]+)+|[a-z]+(?:
 # Spans a request quotes: the title, message or search terms it hands over, not words of what it asks.
 # An opening straight quote follows no letter and a closing one precedes none (I'm, Messi's).
 # (An apostrophe inside a word does not end a single-quoted span: 'we'll start in five minutes'.)
-_QUOTED = re.compile(r"(?<!\w)'((?:[^'\n]|(?<=\w)'(?=\w)){3,}?)'(?!\w)|\"([^\"\n]{3,}?)\"|«([^»\n]{3,}?)»|“([^”\n]{3,}?)”|"
-                     r"‘([^’\n]{3,}?)’")
+_QUOTED = re.compile(r"(?<!\w)'((?:[^'\n]|(?<=\w)'(?=\w)){3,}?)'(?!\w)|\"([^\"\n]{3,}?)\"|«([^»\n]{3,}?)»|"
+                     r"“([^”\n]{3,}?)”|‘([^’\n]{3,}?)’")
 
 
 _COUNT_QUESTION = re.compile(r"\bhow (?:many|much)\b", re.IGNORECASE)

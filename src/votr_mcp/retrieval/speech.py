@@ -31,15 +31,16 @@ _AS_TEXT = re.compile(r"\b(?:speech[- ]to[- ]text|what (?:was|is|were|they|he|sh
                       r"as text|into text|to text|in writing|written (?:down|out)|subtitles?|captions?|dictat\w*)\b",
                       re.IGNORECASE)
 _TRANSCRIBED = re.compile(r"\btranscri", re.IGNORECASE)
-_AS_SPEECH = re.compile(r"\b(?:out loud|aloud|read (?:it |this |that )?(?:out|to me)|text[- ]to[- ]speech|tts|narrat\w*|"
-                        r"voice[- ]?over|as (?:an? )?(?:mp3|audio|wav|voice (?:note|message)|spoken)|"
+_AS_SPEECH = re.compile(r"\b(?:out loud|aloud|read (?:it |this |that )?(?:out|to me)|text[- ]to[- ]speech|tts|"
+                        r"narrat\w*|voice[- ]?over|as (?:an? )?(?:mp3|audio|wav|voice (?:note|message)|spoken)|"
                         r"into (?:an? )?(?:mp3|audio|speech)|speak (?:it|this|that))\b", re.IGNORECASE)
 _MUSIC = re.compile(r"\b(?:music|notation|midi|melody|melodies|song|songs|chords?|tune|abc)\b", re.IGNORECASE)
 
 _TOOL_TO_TEXT = re.compile(r"transcri|speech[- _]to[- _]text|\bstt\b|whisper|audio[- _]to[- _](?:text|markdown)|"
                            r"recogni[sz]\w* speech|speech recognition", re.IGNORECASE)
-_TOOL_TO_SPEECH = re.compile(r"text[- _]to[- _]speech|\btts\b|generate[_ -]audio|\bspeak\b|synthesi[sz]\w* (?:speech|voice|audio)|"
-                             r"voice generation|narrat|\bvoices?\b", re.IGNORECASE)
+_TOOL_TO_SPEECH = re.compile(r"text[- _]to[- _]speech|\btts\b|generate[_ -]audio|\bspeak\b|"
+                             r"synthesi[sz]\w* (?:speech|voice|audio)|voice generation|narrat|\bvoices?\b",
+                             re.IGNORECASE)
 # A cheap test first: most tools say none of these.
 _SPOKEN = ("transcri", "speech", "stt", "whisper", "audio", "tts", "speak", "synthesi", "voice", "narrat", "recogni")
 _READ_OF_DESCRIPTION = 200  # characters: what a tool does is said at its description's start
