@@ -30,6 +30,16 @@ def set_path_text(name: str) -> str:
     return f"eval/queries/{name}" if (HERE / "queries" / name / "queries.jsonl").is_file() else f"../shared/bench/{name}"
 
 
+def recipe_sets(recipe: re.Match[str]) -> tuple[list[str], int | None]:
+    """The sets a fit's recipe names and its cap of tasks per kind (None: every dev row)."""
+    return recipe["sets"].split("+"), int(recipe["limit"]) if recipe["limit"] else None
+
+
+def data_options(sets: list[str], limit: int | None) -> str:
+    """The fitting command's ``--data`` options for ``sets``, and ``--limit`` when there is a cap."""
+    return " ".join(f"--data {set_path_text(s)}" for s in sets) + (f" --limit {limit}" if limit else "")
+
+
 def check_calibration(bench: Path, cache: Path) -> dict[str, Any] | None:
     """Refit the calibration by the recipe named in the shipped file and compare (None if none shipped)."""
     import tempfile
@@ -43,8 +53,7 @@ def check_calibration(bench: Path, cache: Path) -> dict[str, Any] | None:
     recipe = _RECIPE.search(str(shipped.get("source", "")))
     if recipe is None:
         return {"shipped": shipped, "command": None, "reproduced": False, "differing_fields": ["source"]}
-    sets = recipe["sets"].split("+")
-    limit = int(recipe["limit"]) if recipe["limit"] else None
+    sets, limit = recipe_sets(recipe)
     k_sets = recipe["k"].split("+") if recipe["k"] else None
     together = [group.split("+") for group in recipe["together"].split(" & ")] if recipe["together"] else []
     def refit(fresh: bool) -> tuple[dict[str, Any], dict[str, int]]:
@@ -67,8 +76,7 @@ def check_calibration(bench: Path, cache: Path) -> dict[str, Any] | None:
     fitted, counts = refit(fresh=False)
     differing = differing_from_shipped(fitted)
     fresh, _ = refit(fresh=True)
-    command = ("votr-mcp calibrate " + " ".join(f"--data {set_path_text(s)}" for s in sets)
-               + (f" --limit {limit}" if limit else "")
+    command = (f"votr-mcp calibrate {data_options(sets, limit)}"
                + "".join(f" --k-data {set_path_text(s)}" for s in k_sets or ())
                + "".join(" --bound-together " + " ".join(set_path_text(s) for s in group) for group in together)
                + f" --coverage {shipped['coverage']} --false-abstain {shipped['false_abstain']}"
@@ -96,15 +104,13 @@ def check_rerank(bench: Path, cache: Path) -> dict[str, Any] | None:
     recipe = _RERANK_RECIPE.search(str(shipped.get("source", "")))
     if recipe is None:
         return {"shipped": shipped, "command": None, "reproduced": False}
-    sets = recipe["sets"].split("+")
-    limit = int(recipe["limit"]) if recipe["limit"] else None
+    sets, limit = recipe_sets(recipe)
     with tempfile.TemporaryDirectory() as tmp:
         model, _, counts = fit_rerank_on([set_folder(bench, s) for s in sets], limit=limit, l2=float(recipe["l2"]),
                                          head=int(recipe["head"]), out=Path(tmp) / "rerank.json", cache_dir=cache)
     # Weights come from an iterative optimiser: equal to 3 decimals is the same model.
     same = all(abs(a - b) < 1e-3 for a, b in zip(model.weights, shipped["weights"]))
-    command = ("votr-mcp fit-rerank " + " ".join(f"--data {set_path_text(s)}" for s in sets)
-               + (f" --limit {limit}" if limit else "") + f" --l2 {recipe['l2']} --head {recipe['head']}")
+    command = f"votr-mcp fit-rerank {data_options(sets, limit)} --l2 {recipe['l2']} --head {recipe['head']}"
     return {"command": command, "shipped": shipped, "refit_weights": list(model.weights), "dev_queries": counts,
             "reproduced": same}
 
@@ -134,8 +140,7 @@ def check_adapter(bench: Path, cache: Path) -> dict[str, Any] | None:
     recipe = _ADAPTER_RECIPE.search(shipped.source)
     if recipe is None:
         return {"source": shipped.source, "command": None, "reproduced": False}
-    sets = recipe["sets"].split("+")
-    limit = int(recipe["limit"]) if recipe["limit"] else None
+    sets, limit = recipe_sets(recipe)
     with tempfile.TemporaryDirectory() as tmp:
         refit, _, counts = fit_adapter_on([set_folder(bench, s) for s in sets], limit=limit, rank=int(recipe["rank"]),
                                           l2=float(recipe["l2"]), folds=len(shipped.held_out) or 5,
@@ -143,8 +148,7 @@ def check_adapter(bench: Path, cache: Path) -> dict[str, Any] | None:
     # Adam on floats: the same map to 1e-3 of its largest entry is the same adapter.
     pairs = [(refit, shipped), *zip(refit.held_out, shipped.held_out)]
     gap = max(float(np.abs(a.u @ a.v - b.u @ b.v).max() / np.abs(b.u @ b.v).max()) for a, b in pairs)
-    command = ("votr-mcp fit-adapter " + " ".join(f"--data {set_path_text(s)}" for s in sets)
-               + (f" --limit {limit}" if limit else "") + f" --rank {recipe['rank']} --l2 {recipe['l2']}")
+    command = f"votr-mcp fit-adapter {data_options(sets, limit)} --rank {recipe['rank']} --l2 {recipe['l2']}"
     return {"command": command, "source": shipped.source, "dev_queries": counts, "relative_gap": gap,
             "reproduced": gap < 1e-3}
 
