@@ -2,6 +2,7 @@ import pytest
 
 from votr_mcp.retrieval.bulk import query_bulk
 from votr_mcp.retrieval.intent import (
+    clause_verb_words,
     is_question,
     named_first,
     opens_new,
@@ -27,6 +28,38 @@ from votr_mcp.retrieval.verbs import specific_operations
 ])
 def test_the_words_after_a_determiner_name_a_thing_not_an_action(words, verbs):
     assert verb_words(words.split()) == verbs
+
+
+@pytest.mark.parametrize(("text", "verbs"), [
+    # a noun phrase ends with its clause: "tick that off" is still said after "my taxes,"
+    ("I finally filed my taxes, tick that off", ["i", "finally", "filed", "my", "mark", "that"]),
+    # a verb said not to be done is no verb of the request
+    ("draft a reply but don't send it yet", ["draft", "a", "but", "don", "t", "it", "yet"]),
+    ("archive it without sending", ["archive", "it", "without"]),
+    # what follows a possessive is a thing, and "let's" is no possessive
+    ("reply to Tom's email", ["reply", "to", "tom", "s"]),
+    ("let's send it", ["let", "s", "send", "it"]),
+    # the dot of a host or a file name ends no clause
+    ("open docs.example.com and delete it", ["open", "docs", "example", "com", "and", "delete", "it"]),
+])
+def test_the_verbs_of_a_request_are_read_clause_by_clause_and_not_when_negated(text, verbs):
+    assert clause_verb_words(text) == verbs
+
+
+@pytest.mark.parametrize(("text", "first", "actions"), [
+    ("I finally filed my taxes, tick that off in Todoist", "update", {"update"}),
+    ("write up a reply to Tom's email in Gmail but don't send it yet", "create", {"create"}),
+    ("customer cus_88 wants to stop paying for their plan", "delete", {"delete"}),
+    ("abort the build I started", "delete", {"delete"}),
+])
+def test_the_actions_a_request_asks_for_leave_out_negated_verbs_and_possessed_nouns(text, first, actions):
+    view = QueryView.of(text)
+    assert (view.first_action, view.actions) == (first, actions)
+
+
+def test_pressing_or_tapping_a_button_clicks_it():
+    assert QueryView.of("press the Accept cookies button").first_action == "click"
+    assert QueryView.of("tap the sign-in link").first_action == "click"
 
 
 def test_named_tools_finds_identifiers_and_call_names_but_not_plain_words():

@@ -12,7 +12,7 @@ from collections.abc import Collection, Sequence
 from votr_mcp.index.tokenize import stem, words_of
 from votr_mcp.retrieval.verbs import ACTION_OF, SYNONYMS, action_word
 
-__all__ = ["action_at", "class_at", "is_question", "lead_at", "named_first", "opens_new", "reads_first",
+__all__ = ["action_at", "class_at", "clause_verb_words", "is_question", "lead_at", "named_first", "opens_new", "reads_first",
            "request_action", "request_words", "text_actions", "unwritten_verb", "verb_words", "written_whole"]
 
 _FILLER = frozenset({"please", "can", "could", "would", "will", "you", "i", "want", "need", "to", "like", "me", "us",
@@ -47,6 +47,8 @@ _PHRASAL: dict[tuple[str, ...], str] = {
     # not a call that runs something).
     ("push", "back"): "postpone", ("put", "off"): "postpone", ("call", "off"): "cancel",
     ("bring", "forward"): "reschedule",
+    # A plan or a subscription ended: "she wants to stop paying for the Pro plan".
+    ("stop", "paying", "for"): "cancel",
     # A verb said not to be done is not the one meant: "don't forget that Tom owes me 20" remembers it.
     ("don", "t", "forget"): "remember", ("do", "not", "forget"): "remember", ("dont", "forget"): "remember",
 }
@@ -131,6 +133,8 @@ _QUESTION = frozenset({"what", "which", "who", "whom", "whose", "when", "where",
 
 _DETERMINERS = frozenset({"the", "a", "an", "my", "your", "our", "their", "its", "his", "her", "this", "these", "those"})
 _JOINS = frozenset({"and", "then", "or", "but", "also", "to"})
+# The words before an "'s" that is "is" or "us", not a possessive: "let's", "it's", "what's".
+_NOT_OWNING = frozenset({"let", "it", "that", "what", "there", "here", "he", "she", "who", "where", "how", "when"})
 _NOUN_SPAN = 2  # the words after a determiner that are its noun phrase ("the export settings", "the Launch list")
 
 
@@ -140,9 +144,9 @@ def verb_words(words: Sequence[str]) -> list[str]:
     to a joining word ("read the file then delete it" keeps delete)."""
     out: list[str] = []
     inside = 0
-    for word in words:
-        if word in _DETERMINERS:
-            inside = _NOUN_SPAN
+    for i, word in enumerate(words):
+        if word in _DETERMINERS or (word == "s" and i > 0 and words[i - 1] not in _NOT_OWNING):
+            inside = _NOUN_SPAN  # "Tom's email" names a thing, as "his email" does
         elif word in _JOINS:
             inside = 0
         elif inside:
@@ -150,6 +154,29 @@ def verb_words(words: Sequence[str]) -> list[str]:
             continue
         out.append(word)
     return out
+
+
+# Where a clause ends: a comma, a semicolon or a full stop before a space ("my taxes, tick that off"
+# has no noun phrase "taxes tick"), not the dot of a file name or a host.
+_CLAUSE_END = re.compile(r"[,;.!?]+\s+")
+# Words that say the verb after them is not to be done: "write the reply but don't send it yet".
+_NOT = frozenset({"not", "never", "without", "dont"})
+_NOT_AFTER = frozenset({"don", "doesn", "didn", "won", "shouldn", "mustn"})  # don't -> don, t
+
+
+def clause_verb_words(text: str) -> list[str]:
+    """The words of a request that may be the verbs it asks for (:func:`verb_words`), clause by
+    clause, without a verb it says not to do ("draft a reply to Tom but don't send it": no send)."""
+    out: list[str] = []
+    for clause in _CLAUSE_END.split(text):
+        words = verb_words(request_words(clause))
+        out += [w for i, w in enumerate(words) if not _negated(words, i)]
+    return out
+
+
+def _negated(words: Sequence[str], i: int) -> bool:
+    """Whether the word at ``i`` follows a negation ("never", "don't", "do not")."""
+    return i > 0 and (words[i - 1] in _NOT or (words[i - 1] == "t" and i > 1 and words[i - 2] in _NOT_AFTER))
 
 
 def unwritten_verb(text: str) -> str | None:

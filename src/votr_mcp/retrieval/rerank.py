@@ -59,13 +59,13 @@ from votr_mcp.retrieval.foreign_verbs import foreign_verb
 from votr_mcp.retrieval.intent import (
     action_at,
     class_at,
+    clause_verb_words,
     is_question,
     lead_at,
     reads_first,
     request_action,
     request_words,
     text_actions,
-    verb_words,
     written_whole,
 )
 from votr_mcp.retrieval.language import is_english
@@ -172,7 +172,7 @@ class QueryView:
         # "create tasks 'review spec' and 'ship it' in the Launch list" reviews, ships, launches and lists
         # nothing, and "delete /tmp/build_cache" builds nothing: quotes and values are no verbs
         values, without_values = values_taken(text)
-        asked = verb_words(request_words(without_quotes(without_values)))
+        asked = clause_verb_words(without_quotes(without_values))
         first = action_of(asked)
         # "lösche die Datei", "crea una carpeta", "report 폴더에 있는 pdf 파일 전부 찾아줘" (a folder, then find)
         english = is_english(text)

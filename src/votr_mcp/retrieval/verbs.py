@@ -47,7 +47,8 @@ SYNONYMS = {"wipe": "delete", "empty": "delete", "forget": "delete", "erase": "d
             "jot": "create", "note": "create", "grab": "read", "tell": "read", "give": "read",
             "open": "read", "visit": "read", "navigate": "read", "duplicate": "copy", "reserve": "book",
             "bump": "update", "flip": "update", "tweak": "update", "amend": "update", "shoot": "send",
-            "favourite": "star", "favorite": "star"}
+            "favourite": "star", "favorite": "star", "abort": "cancel", "halt": "stop", "press": "click",
+            "tap": "click"}
 
 # Verbs too specific for their class: "merge a branch" is not served by a tool that updates. Explaining,
 # brainstorming and rewriting are the assistant's own work, done by a tool only where one says so.
