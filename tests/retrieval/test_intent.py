@@ -18,7 +18,7 @@ from votr_mcp.retrieval.quoted import asked_words, is_identifier, named_tools, w
 from votr_mcp.retrieval.request_object import names_object, request_object
 from votr_mcp.retrieval.rerank import QueryView
 from votr_mcp.retrieval.values import last_reference, request_values, taken_values, values_taken
-from votr_mcp.retrieval.verbs import specific_operations
+from votr_mcp.retrieval.verbs import LITERAL_OPERATIONS, specific_operations
 
 
 @pytest.mark.parametrize(("words", "verbs"), [
@@ -55,6 +55,28 @@ def test_the_verbs_of_a_request_are_read_clause_by_clause_and_not_when_negated(t
 def test_the_actions_a_request_asks_for_leave_out_negated_verbs_and_possessed_nouns(text, first, actions):
     view = QueryView.of(text)
     assert (view.first_action, view.actions) == (first, actions)
+
+
+@pytest.mark.parametrize(("text", "verb"), [
+    ("npm install zod@3.23 into my frontend project", "install"),
+    ("pip install requests in the venv", "install"),
+    ("can you put a password on my inventory.db file", "lock"),
+    ("password-protect budget.xlsx", "lock"),
+    ("decompress logs-2026-11-20.gz and show me what's inside", "unzip"),
+    # the speaker says what happened, then asks
+    ("I misspelled someone in memory, rename the entity 'Jon Smyth'", "update"),
+    ("I run a small shop", None),
+    # a thing kept from doing something is changed; a thing running is stopped
+    ("I'm heads-down today, stop my work phone line from ringing", "update"),
+    ("stop the web-1 container", "run"),
+])
+def test_the_verb_a_request_asks_with(text, verb):
+    assert QueryView.of(text).verb == verb
+
+
+def test_a_package_install_and_a_decompression_are_operations_a_tool_must_name():
+    assert {"install", "unzip"} <= LITERAL_OPERATIONS
+    assert "unzip" in QueryView.of("decompress logs.gz").actions
 
 
 def test_pressing_or_tapping_a_button_clicks_it():
@@ -166,7 +188,10 @@ def test_what_follows_the_or_a_is_a_thing_not_the_verb_a_request_leads_with(text
 @pytest.mark.parametrize(("text", "action"), [
     ("I run a small shop; monthly revenue is in B2:B13 of shop.xlsx", None),  # the speaker says what they do
     ("I'm new to Notion, walk me through it", None),
-    ("I just read an article on fusion, can you find more like it?", None),
+    ("I just read an article on fusion", None),
+    # ... and asks in the next clause: that verb is the request's, not the speaker's own
+    ("I just read an article on fusion, can you find more like it?", "read"),
+    ("I just printed the report, can you email it to Dana?", "send"),
     ("I want to run scripts/cleanup.py", "run"),  # asked for
     ("can I delete old.log?", "delete"),
     ("permanently delete Trello card 65a1f0c2e4b7", "delete"),  # how, then what

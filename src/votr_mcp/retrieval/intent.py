@@ -49,6 +49,11 @@ _PHRASAL: dict[tuple[str, ...], str] = {
     ("bring", "forward"): "reschedule",
     # A plan or a subscription ended: "she wants to stop paying for the Pro plan".
     ("stop", "paying", "for"): "cancel",
+    # A package manager's command: "npm install zod", "pip install requests".
+    ("npm", "install"): "install", ("pip", "install"): "install", ("brew", "install"): "install",
+    ("apt", "install"): "install", ("yarn", "add"): "install",
+    # A file or a database locked with a password.
+    ("put", "a", "password", "on"): "lock", ("password", "protect"): "lock",
     # A verb said not to be done is not the one meant: "don't forget that Tom owes me 20" remembers it.
     ("don", "t", "forget"): "remember", ("do", "not", "forget"): "remember", ("dont", "forget"): "remember",
 }
@@ -92,7 +97,7 @@ def request_words(text: str) -> list[str]:
     out: list[str] = []
     i = 0
     while i < len(words):
-        for size in (3, 2):
+        for size in (4, 3, 2):
             verb = _PHRASAL.get(tuple(words[i:i + size])) if words[i] in _PHRASAL_FIRST else None
             if verb is not None:
                 out.append(verb)
@@ -243,8 +248,21 @@ def request_action(text: str, words: Sequence[str] | None = None) -> str | None:
     words = request_words(text) if words is None else words
     at = lead_at(words)
     if at is None or ("i" in words[:at] and not _ASKING.intersection(words[:at])):
-        return None  # "I run a small shop", "I'm new to Notion": the speaker says what they do or are
+        # "I run a small shop", "I'm new to Notion": the speaker says what they do or are, and may
+        # ask in the next clause ("I misspelled him in memory, rename the entity 'Jon Smyth'")
+        return _asked_next(text)
     return action_at(words, at)
+
+
+def _asked_next(text: str) -> str | None:
+    """The action of the verb that leads the second clause of a request whose first clause leads
+    with none, else None."""
+    clauses = _CLAUSE_END.split(text, maxsplit=1)
+    if len(clauses) < 2:
+        return None
+    words = request_words(clauses[1])
+    at = lead_at(words)
+    return None if at is None or "i" in words[:at] else action_at(words, at)
 
 
 # The filler that asks ("I want to", "can you", "I'd like"): after "I" without any of it, the verb
@@ -276,7 +294,7 @@ _GIT_THINGS = frozenset({"origin", "upstream", "remote", "branch", "branches", "
 _OUTSIDE_GIT = {"pull": "read", "push": None, "stash": "create"}
 _FRESH = frozenset({"new", "another"})
 _NEW = frozenset({"a", "an", *_FRESH})
-_BY_CONTEXT = frozenset({*_OUTSIDE_GIT, "drop", "start", "put", "log", "switch", "add", "schedule", "order"})
+_BY_CONTEXT = frozenset({*_OUTSIDE_GIT, "drop", "start", "put", "log", "switch", "add", "schedule", "order", "stop"})
 # What is scheduled to be sent or run later ("schedule the newsletter for 8am", "schedule a nightly
 # backup"): anything else scheduled (a call, a photo shoot, my tasks) is created.
 _SENT_LATER = frozenset({"email", "emails", "gmail", "mail", "message", "messages", "post", "posts", "tweet", "tweets",
@@ -305,7 +323,9 @@ def context_action(word: str, after: Sequence[str]) -> str | None:
       newsletter for 8am", "schedule a nightly backup"), which a tool that only sends or runs now does
       not do; anything else scheduled is created ("schedule a call with Dana on Friday");
     - order: things already there ordered by something are sorted ("order the rows by company
-      name"); a new thing ordered is bought ("order a pizza by 7", "order 2 tickets")."""
+      name"); a new thing ordered is bought ("order a pizza by 7", "order 2 tickets");
+    - stop: a thing kept from doing something is changed, not stopped ("stop my phone from
+      ringing" turns on do-not-disturb); "stop the server" runs the stop."""
     head = list(after[:5])
     nxt = head[0] if head else ""
     if word in _OUTSIDE_GIT:
@@ -328,6 +348,10 @@ def context_action(word: str, after: Sequence[str]) -> str | None:
         return "log" if nxt in ("in", "into", "out", "on", "off") else "create"
     if word == "schedule":
         return "schedule" if _SENT_LATER.intersection(head) else "create"
+    if word == "stop":
+        near = after[:8]
+        kept = any(w == "from" and i + 1 < len(near) and near[i + 1].endswith("ing") for i, w in enumerate(near))
+        return "update" if kept else "run"
     if word == "order":
         return "sort" if "by" in after[:10] and nxt not in _NEW and not nxt.isdigit() else "order"
     return "switch" if nxt == "to" else "update"  # switch

@@ -48,7 +48,7 @@ SYNONYMS = {"wipe": "delete", "empty": "delete", "forget": "delete", "erase": "d
             "open": "read", "visit": "read", "navigate": "read", "duplicate": "copy", "reserve": "book",
             "bump": "update", "flip": "update", "tweak": "update", "amend": "update", "shoot": "send",
             "favourite": "star", "favorite": "star", "abort": "cancel", "halt": "stop", "press": "click",
-            "tap": "click"}
+            "tap": "click", "decompress": "unzip", "gunzip": "unzip", "untar": "unzip", "shove": "move"}
 
 # Verbs too specific for their class: "merge a branch" is not served by a tool that updates. Explaining,
 # brainstorming and rewriting are the assistant's own work, done by a tool only where one says so.
@@ -61,7 +61,7 @@ _LITERAL = frozenset({"merge", "push", "pull", "rebase", "stash", "clone", "tag"
                       "unpin", "squash", "ping", "retweet", "repost", "upvote", "downvote", "unstar", "unsubscribe",
                       "fork",
                       # what a file, a sheet or a program is given or taken: a tool that does it names it
-                      "unzip", "encrypt", "decrypt", "lock", "unlock", "uninstall",
+                      "unzip", "encrypt", "decrypt", "lock", "unlock", "install", "uninstall",
                       # answering what someone asked of you (an invite, a change request, a pull request)
                       "accept", "decline", "approve", "reject",
                       # sending or running later, a feature of its own ("schedule the email for 8am")
