@@ -40,6 +40,12 @@ def asked(text):
     ("give me three ideas for a team-building activity", "ideas"),
     ("can you suggest some gift ideas for my dad", "ideas"),
     ("give me some tips for a job interview", "ideas"),
+    ("can you recommend a podcast about history", "ideas"),
+    ("recommend me a good sci-fi book", "ideas"),
+    ("how many ounces are in a cup", "unit"),
+    ("How many feet in a mile?", "unit"),
+    ("convert 5 miles to kilometers", "unit"),
+    ("what's 30 celsius in fahrenheit", "unit"),
 ])
 def test_a_question_of_meaning_or_language_asks_the_assistant(text, operation):
     assert asked(text) == operation
@@ -65,6 +71,10 @@ def test_a_question_of_meaning_or_language_asks_the_assistant(text, operation):
     "give me the names of all the suppliers located in New York",  # a query, not ideas
     "list the column names for the users table",
     "give me ideas for a blog post and save them to ideas.md",  # a tool keeps what is written
+    "convert 100 USD to EUR",  # a currency: its rate is looked up
+    "convert 3pm EST to Tokyo time",  # a time of day: a time-zone tool converts it
+    "convert report.docx to pdf",
+    "how many users are in a team",  # no units
 ])
 def test_other_requests_ask_nothing_of_the_assistant(text):
     assert asked(text) is None
@@ -72,5 +82,5 @@ def test_other_requests_ask_nothing_of_the_assistant(text):
 
 def test_every_operation_has_the_words_its_tools_say():
     assert {"define", "translate", "thesaurus", "poem", "joke", "story", "toast", "riddle", "fact", "bio", "essay",
-            "slogan", "ideas", "letter"} == set(OPERATION_FORMS)
+            "slogan", "ideas", "letter", "unit"} == set(OPERATION_FORMS)
     assert all(forms for forms in OPERATION_FORMS.values())

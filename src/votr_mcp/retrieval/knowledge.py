@@ -1,6 +1,7 @@
 """What the assistant does from what it knows: say what a word means, how two ideas differ, how to
 say something in another language, find a word for another, write a poem, a joke, a story, a toast,
-a bio, an essay or a slogan, tell a fun fact, give ideas or tips, word an e-mail.
+a bio, an essay or a slogan, tell a fun fact, give ideas, tips or a recommendation (a book, a
+podcast), word an e-mail, convert a measure ("how many ounces are in a cup", "convert 5 miles to km").
 
 "what's the difference between a list and a tuple", "what does idempotent mean", "how do you say
 'bless you' in Portuguese" and "write me a haiku about the first snow" ask for nothing a tool does
@@ -57,6 +58,8 @@ OPERATION_FORMS: dict[str, frozenset[str]] = {
     "ideas": frozenset({"idea", "brainstorm", "tip", "advice", "recommendation", "recommend"}),
     # Wording a message for the user to send: a tool that drafts or sends mail says so.
     "letter": frozenset({"email", "mail", "draft", "compose"}),
+    # A measure in another unit ("how many ounces are in a cup"): a unit converter says units.
+    "unit": frozenset({"unit", "measurement"}),
 }
 """The words a tool that does each operation says it does, any of which offers it."""
 
@@ -87,6 +90,22 @@ _IDEAS = re.compile(POLITE_START + r"(?:give|suggest|come up with|brainstorm|"
 # tools that post to a channel, answer an issue or keep notes say those, not mail).
 _WORDING = re.compile(POLITE_START + r"(?:word|draft|phrase|compose|write)"
                       r"(?: me| us)?(?: (?:a|an|the|my|some))?(?: [\w,'-]+){0,3}? (?:e-?mail|letter|apology)s?\b")
+# Units of measure, singular and plural as written: not currencies, whose rates a tool looks up,
+# nor times of day, which a time-zone tool converts.
+_UNIT_WORDS = frozenset(
+    "ounce ounces oz cup cups gram grams g kilogram kilograms kilo kilos kg pound pounds lb lbs stone "
+    "mile miles kilometer kilometers kilometre kilometres km meter meters metre metres m foot feet ft inch "
+    "inches yard yards centimeter centimeters centimetre centimetres cm millimeter millimeters mm liter liters "
+    "litre litres l milliliter milliliters millilitre millilitres ml gallon gallons pint pints quart quarts "
+    "tablespoon tablespoons tbsp teaspoon teaspoons tsp acre acres hectare hectares second seconds minute "
+    "minutes hour hours day days week weeks year years celsius fahrenheit kelvin knots mph".split())
+_HOW_MANY_IN = re.compile(r"^\W*how many (\w+) (?:are |is )?(?:there )?(?:in|per) (?:a|an|one|\d+(?:\.\d+)?) (\w+)\W*$")
+_CONVERT_UNITS = re.compile(POLITE_START + r"(?:convert|what(?:'s|’s| is)) (?:\d+(?:[.,]\d+)?|a|an|one) ?"
+                            r"(?:degrees )?(\w+) (?:to|into|in) (?:degrees )?(\w+)\W*$")
+# "recommend a good sci-fi book", "can you suggest some podcasts about history": a tool that recommends says so.
+_RECOMMEND = re.compile(POLITE_START + r"(?:recommend|suggest)(?: me| us)?(?: (?:a|an|some|a few|a couple of|\d+|two|three|five))?"
+                        r"(?: [\w'-]+){0,3}? (?:books?|novels?|movies?|films?|shows?|series|podcasts?|albums?|songs?|"
+                        r"games?|restaurants?)\b")
 _KIND = {"poetry": "poem", "haiku": "poem", "limerick": "poem", "sonnet": "poem", "pun": "joke", "tale": "story",
          "tagline": "slogan", "trivia": "fact"}
 # A piece written to be used by a tool next ("… and post it to our blog", "then save it as toast.md").
@@ -127,6 +146,11 @@ def asked_of_assistant(text: str, values: Collection[str]) -> str | None:
     differ = _DIFFERENCE.match(lowered)
     if differ is not None and not _AT_HAND.intersection(re.findall(r"\w+", differ.group(1))):
         return "define"
+    measured = _HOW_MANY_IN.match(lowered) or _CONVERT_UNITS.match(lowered)
+    if measured is not None and _UNIT_WORDS.issuperset(measured.groups()):
+        return "unit"
+    if _RECOMMEND.match(lowered):
+        return "ideas"
     written = _COMPOSE.match(lowered)
     kind = (_KIND.get(written.group(1), written.group(1)) if written is not None else
             "ideas" if _IDEAS.match(lowered) else "letter" if _WORDING.match(lowered) else None)
