@@ -390,6 +390,10 @@ def test_names_and_quantifiers_are_no_kind_of_object():
 
 def test_word_matching_reads_neither_quotes_nor_the_how_many_of_a_count():
     assert asked_words("how many docs have status 'pending'?").split() == ["docs", "have", "status", "?"]
+    # a weekday is a date, Monday.com a service
+    assert asked_words("send the deck Monday, or by Tuesdays at the latest").split() == [
+        "send", "the", "deck", ",", "or", "by", "at", "the", "latest"]
+    assert "Monday.com" in asked_words("on Monday.com, move 'Homepage copy' to Done")
 
 
 def test_a_statement_or_a_file_name_is_no_kind_of_object():

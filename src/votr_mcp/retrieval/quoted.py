@@ -34,12 +34,16 @@ _QUOTED = re.compile(r"(?<!\w)'((?:[^'\n]|(?<=\w)'(?=\w)){3,}?)'(?!\w)|\"([^\"\n
 
 
 _COUNT_QUESTION = re.compile(r"\bhow (?:many|much)\b", re.IGNORECASE)
+# A day of the week is a date ("due Monday", "every first Monday"), not Monday.com, which people
+# write with its domain: as a word to match it would pull a board tool into any request with a date.
+_WEEKDAY = re.compile(r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b(?![.-]com\b)", re.IGNORECASE)
 
 
 def asked_words(text: str) -> str:
-    """What word matching reads of a request: :func:`without_quotes`, and without the "how many" of a
-    question that asks for a count ("how many docs are pending" is no match for ``update-many``)."""
-    return _COUNT_QUESTION.sub(" ", without_quotes(text))
+    """What word matching reads of a request: :func:`without_quotes`, without the "how many" of a
+    question that asks for a count ("how many docs are pending" is no match for ``update-many``) and
+    without the days of the week it names as dates ("due Monday" is no match for Monday.com's tools)."""
+    return _WEEKDAY.sub(" ", _COUNT_QUESTION.sub(" ", without_quotes(text)))
 
 
 def without_quotes(text: str) -> str:
