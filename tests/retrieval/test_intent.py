@@ -84,7 +84,6 @@ def test_the_verb_a_request_asks_with(text, verb):
     ("ugh, wrong branch. delete it", "delete"),
     # what follows a first clause that sets no scene, a specific operation that far in, or another language: none
     ("iMessage Sarah: running 10 min late, order without me", None),
-    ("HeyGen, I need a spokesperson video. Can you convert my text into one?", None),  # a service, no "hey"
     ("remplis le formulaire d'inscription : nom Lefèvre, email claire.lefevre@orange.fr", None),
     # "use X to do it" does it
     ("use the git server to commit the staged files", "commit"),

@@ -269,7 +269,7 @@ def asked_clause(text: str, words: Sequence[str] | None = None) -> tuple[str | N
         if at >= len(words):
             return None, text
     action = action_at(words, at)
-    if action is None and _scene_set(text):
+    if action is None and (words[0] in _PREAMBLE or words[0].endswith("ing")) and _scene_set(text):
         # "On our Ghost site, set up …", "ugh, I staged the wrong file, unstage it", "going to lunch,
         # pause …": the first clause sets the scene, the ask comes next
         return _asked_next(text)
@@ -277,16 +277,10 @@ def asked_clause(text: str, words: Sequence[str] | None = None) -> tuple[str | N
 
 
 def _scene_set(text: str) -> bool:
-    """Whether the request's first clause sets a scene: it opens with one of :data:`_PREAMBLE` or a
-    verb's -ing form, as written ("HeyGen, …" names a service and opens with no "hey"), and is a short
-    one before a comma or a stop ("in the 'Website launch' list add these tasks: …, …" asks in its
-    first clause, past the list it names)."""
+    """Whether the request's first clause is a short one before a comma or a stop, all scene: "in the
+    'Website launch' list add these tasks: …, …" asks in its first clause, past the list it names."""
     end = _CLAUSE_END.search(text)
-    if end is None:
-        return False
-    written = text[:end.start()].split()
-    first = written[0].strip("\"'“‘(").lower() if written else ""
-    return (first in _PREAMBLE or first.endswith("ing")) and len(words_of(text[:end.start()])) <= _SCENE_WORDS
+    return end is not None and len(words_of(text[:end.start()])) <= _SCENE_WORDS
 
 
 _SCENE_WORDS = 5  # "On our Ghost site", "As a developer", "going to lunch", "ugh"
