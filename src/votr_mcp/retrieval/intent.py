@@ -10,10 +10,9 @@ import re
 from collections.abc import Collection, Sequence
 
 from votr_mcp.index.tokenize import stem, words_of
-from votr_mcp.retrieval.language import is_english
-from votr_mcp.retrieval.verbs import ACTION_OF, ACTIONS, SYNONYMS, action_word
+from votr_mcp.retrieval.verbs import ACTION_OF, SYNONYMS, action_word
 
-__all__ = ["action_at", "asked_clause", "class_at", "clause_verb_words", "is_question", "lead_at", "named_first", "opens_new", "reads_first",
+__all__ = ["action_at", "class_at", "clause_verb_words", "is_question", "lead_at", "named_first", "opens_new", "reads_first",
            "request_action", "request_words", "text_actions", "unwritten_verb", "verb_words", "written_whole"]
 
 _FILLER = frozenset({"please", "can", "could", "would", "will", "you", "i", "want", "need", "to", "like", "me", "us",
@@ -44,15 +43,10 @@ _PHRASAL: dict[tuple[str, ...], str] = {
     ("chime", "in"): "comment", ("pass", "along"): "forward", ("fire", "off"): "send", ("spin", "up"): "create",
     ("read", "out", "loud"): "speak", ("read", "aloud"): "speak",  # a voice, not a fetch (speech.py)
     ("tear", "down"): "delete", ("fire", "up"): "start", ("boot", "up"): "start",
-    # Someone looking for a thing asks to find it ("I'm looking for a hostel in Sydney"), as "I want to
-    # find" does: read as that, the speaker's "I" before it is no statement of their own.
-    # LOOKING_ABLATED
     # A meeting moved or dropped: "push back the standup to 10", "call off Friday's 1:1" (not git's push,
     # not a call that runs something).
     ("push", "back"): "postpone", ("put", "off"): "postpone", ("call", "off"): "cancel",
     ("bring", "forward"): "reschedule",
-    # An incident or a ticket closed out is resolved: its state changes ("close it out as resolved").
-    ("close", "out"): "resolve",
     # A plan or a subscription ended: "she wants to stop paying for the Pro plan".
     ("stop", "paying", "for"): "cancel",
     # A package manager's command: "npm install zod", "pip install requests".
@@ -106,7 +100,7 @@ def request_words(text: str) -> list[str]:
         for size in (4, 3, 2):
             verb = _PHRASAL.get(tuple(words[i:i + size])) if words[i] in _PHRASAL_FIRST else None
             if verb is not None:
-                out += verb.split()
+                out.append(verb)
                 i += size
                 break
         else:
@@ -251,70 +245,24 @@ def request_action(text: str, words: Sequence[str] | None = None) -> str | None:
     """The action of the request's leading verb ("please delete the file" -> "delete", "push my
     commits" -> "push"), when the request starts with one after polite filler; else None.
     ``words``: its :func:`request_words` when the caller has them."""
-    return asked_clause(text, words)[0]
-
-
-def asked_clause(text: str, words: Sequence[str] | None = None) -> tuple[str | None, str]:
-    """:func:`request_action`, and the part of the text from the clause whose verb it is on (the
-    whole text when the first clause leads with it or none asks): what the request acts on is read
-    there ("On AntV, generate a column chart from sales.csv" makes a chart, not the file)."""
     words = request_words(text) if words is None else words
     at = lead_at(words)
-    if at is None or _said_of_self(words, at):
+    if at is None or ("i" in words[:at] and not _ASKING.intersection(words[:at])):
         # "I run a small shop", "I'm new to Notion": the speaker says what they do or are, and may
         # ask in the next clause ("I misspelled him in memory, rename the entity 'Jon Smyth'")
         return _asked_next(text)
-    if words[at] == "use" and "to" in words[at + 2:at + 6]:  # "use Firecrawl to scrape …" scrapes
-        at = words.index("to", at + 2) + 1
-        if at >= len(words):
-            return None, text
-    action = action_at(words, at)
-    if action is None and (words[0] in _PREAMBLE or words[0].endswith("ing")) and _scene_set(text):
-        # "On our Ghost site, set up …", "ugh, I staged the wrong file, unstage it", "going to lunch,
-        # pause …": the first clause sets the scene, the ask comes next
-        return _asked_next(text)
-    return action, text
+    return action_at(words, at)
 
 
-def _scene_set(text: str) -> bool:
-    """Whether the request's first clause is a short one before a comma or a stop, all scene: "in the
-    'Website launch' list add these tasks: …, …" asks in its first clause, past the list it names."""
-    end = _CLAUSE_END.search(text)
-    return end is not None and len(words_of(text[:end.start()])) <= _SCENE_WORDS
-
-
-_SCENE_WORDS = 5  # "On our Ghost site", "As a developer", "going to lunch", "ugh"
-
-
-# How a clause that sets the scene opens: a preposition, a pointing word, the speaker, an interjection.
-_PREAMBLE = frozenset({"on", "in", "at", "as", "for", "before", "after", "while", "since", "from", "with", "the", "my",
-                       "our", "this", "that", "these", "those", "we", "it", "there", "here", "ugh", "hi", "hey",
-                       "hello", "oops", "hmm", "yes", "sure", "ok", "okay", "so", "well"})
-
-
-def _asked_next(text: str) -> tuple[str | None, str]:
-    """The action class (create, read, …) of the first verb that leads a later clause of an English
-    request (of its next three) whose first clause leads with none, and the text from that clause on;
-    else None and the text. A specific operation read that far in is none: it may be the text of a
-    message ("iMessage Sarah: running late, order without me")."""
-    if not is_english(text):
-        return None, text
-    for end in list(_CLAUSE_END.finditer(text))[:_LATER]:
-        rest = text[end.end():]
-        words = request_words(rest)
-        at = lead_at(words)
-        action = None if at is None or _said_of_self(words, at) else action_at(words, at)
-        if action is not None:
-            return (action, rest) if action in ACTIONS else (None, text)
-    return None, text
-
-
-_LATER = 3  # the clauses after the first that may hold the ask ("ugh, wrong branch. delete it")
-
-
-def _said_of_self(words: Sequence[str], at: int) -> bool:
-    """Whether the verb at ``at`` is the speaker's own ("I run a shop"), not asked ("I want to run …")."""
-    return "i" in words[:at] and not _ASKING.intersection(words[:at])
+def _asked_next(text: str) -> str | None:
+    """The action of the verb that leads the second clause of a request whose first clause leads
+    with none, else None."""
+    clauses = _CLAUSE_END.split(text, maxsplit=1)
+    if len(clauses) < 2:
+        return None
+    words = request_words(clauses[1])
+    at = lead_at(words)
+    return None if at is None or "i" in words[:at] else action_at(words, at)
 
 
 # The filler that asks ("I want to", "can you", "I'd like"): after "I" without any of it, the verb

@@ -58,12 +58,12 @@ from votr_mcp.retrieval.bulk import query_bulk
 from votr_mcp.retrieval.foreign_verbs import foreign_verb
 from votr_mcp.retrieval.intent import (
     action_at,
-    asked_clause,
     class_at,
     clause_verb_words,
     is_question,
     lead_at,
     reads_first,
+    request_action,
     request_words,
     text_actions,
     written_whole,
@@ -156,7 +156,7 @@ class QueryView:
     first_action: str | None
     actions: frozenset[str]
     bulk: int
-    verb: str | None = None  # the action of the verb the request asks with (intent.asked_clause)
+    verb: str | None = None  # the action of the request's leading verb (intent.request_action)
     objects: frozenset[str] = frozenset()  # the stemmed words of what that verb acts on (request_object.request_object)
     values: frozenset[str] = frozenset()  # the kinds of value it gives (values.request_values)
     digest: str = ""  # the verb read as "read" first ("summarize" in "summarize https://…"), else ""
@@ -168,7 +168,7 @@ class QueryView:
         """``tokens``: the text's :func:`tokenize` tokens when the caller has them already."""
         words = request_words(text)
         lead = lead_at(words)
-        verb, asked_text = asked_clause(text, words)
+        verb = request_action(text, words)
         # "create tasks 'review spec' and 'ship it' in the Launch list" reviews, ships, launches and lists
         # nothing, and "delete /tmp/build_cache" builds nothing: quotes and values are no verbs
         values, without_values = values_taken(text)
@@ -193,8 +193,7 @@ class QueryView:
         if verb is not None and reads_first(words, values):
             verb, actions = "read", actions | {"read"}  # "summarize https://…" needs the page read (intent.reads_first)
             digest = said_first
-        objects = request_object(text, without_values) if asked_text is text else (
-            request_object(asked_text, values_taken(asked_text)[1]))  # read where the ask is
+        objects = request_object(text, without_values)
         if verb is not None and "path" in values:
             objects |= {"file", "path"}  # "stage a.py": the file names are taken out of the object, a file is it
         if verb is not None and "cells" in values:
