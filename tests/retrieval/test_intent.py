@@ -65,6 +65,8 @@ def test_the_actions_a_request_asks_for_leave_out_negated_verbs_and_possessed_no
     ("decompress logs-2026-11-20.gz and show me what's inside", "unzip"),
     # the speaker says what happened, then asks
     ("I misspelled someone in memory, rename the entity 'Jon Smyth'", "update"),
+    # ... as its class only: a specific operation that far in is what a tool does on the way
+    ("I'm planning a dinner. Can you extract the nutrition facts from this recipe?", None),
     ("I run a small shop", None),
     # a thing kept from doing something is changed; a thing running is stopped
     ("I'm heads-down today, stop my work phone line from ringing", "update"),

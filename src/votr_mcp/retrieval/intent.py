@@ -10,7 +10,8 @@ import re
 from collections.abc import Collection, Sequence
 
 from votr_mcp.index.tokenize import stem, words_of
-from votr_mcp.retrieval.verbs import ACTION_OF, SYNONYMS, action_word
+from votr_mcp.retrieval.language import is_english
+from votr_mcp.retrieval.verbs import ACTION_OF, ACTIONS, SYNONYMS, action_word
 
 __all__ = ["action_at", "class_at", "clause_verb_words", "is_question", "lead_at", "named_first", "opens_new", "reads_first",
            "request_action", "request_words", "text_actions", "unwritten_verb", "verb_words", "written_whole"]
@@ -255,14 +256,17 @@ def request_action(text: str, words: Sequence[str] | None = None) -> str | None:
 
 
 def _asked_next(text: str) -> str | None:
-    """The action of the verb that leads the second clause of a request whose first clause leads
-    with none, else None."""
+    """The action class (create, read, …) of the verb that leads the second clause of an English
+    request whose first clause leads with none, else None. A specific operation read that far in is
+    none: it may be the text of a message, or what a tool does on the way ("I'm planning a dinner.
+    Can you extract the nutrition facts from this recipe?" asks for facts, not an extraction)."""
     clauses = _CLAUSE_END.split(text, maxsplit=1)
-    if len(clauses) < 2:
+    if len(clauses) < 2 or not is_english(text):
         return None
     words = request_words(clauses[1])
     at = lead_at(words)
-    return None if at is None or "i" in words[:at] else action_at(words, at)
+    action = None if at is None or "i" in words[:at] else action_at(words, at)
+    return action if action in ACTIONS else None
 
 
 # The filler that asks ("I want to", "can you", "I'd like"): after "I" without any of it, the verb
