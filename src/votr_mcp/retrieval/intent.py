@@ -13,8 +13,9 @@ from votr_mcp.index.tokenize import stem, words_of
 from votr_mcp.retrieval.language import is_english
 from votr_mcp.retrieval.verbs import ACTION_OF, ACTIONS, SYNONYMS, action_word
 
-__all__ = ["action_at", "class_at", "clause_verb_words", "is_question", "lead_at", "named_first", "opens_new", "reads_first",
-           "request_action", "request_words", "text_actions", "unwritten_verb", "verb_words", "written_whole"]
+__all__ = ["action_at", "class_at", "clause_verb_words", "is_question", "lead_at", "named_first", "opens_new",
+           "reads_first", "request_action", "request_words", "text_actions", "unwritten_verb", "verb_words",
+           "written_whole"]
 
 _FILLER = frozenset({"please", "can", "could", "would", "will", "you", "i", "want", "need", "to", "like", "me", "us",
                      "just", "quickly", "now", "also", "hey", "hi", "ok", "okay", "so", "then", "and", "let", "lets",

@@ -83,8 +83,9 @@ _COMPOSE = re.compile(POLITE_START + r"(?:write|compose|make up|tell|"
                       r"(?: [\w,'-]+){0,3}? (poem|poetry|haiku|limerick|sonnet|joke|pun|story|tale|toast|riddle|fact|trivia|"
                       r"bio|essay|slogan|tagline)s?\b")
 # "give me three ideas for a team-building activity", "come up with some name ideas for my cat".
-_IDEAS = re.compile(POLITE_START + r"(?:give|suggest|come up with|brainstorm|"
-                    r"think of)(?: me| us)?(?: (?:a|an|some|a few|a couple of|\d+|two|three|four|five|ten|more))?"
+# How many of them: "three ideas", "a few tips", "some podcasts".
+_SOME = r"(?: me| us)?(?: (?:a|an|some|a few|a couple of|\d+|two|three|four|five|ten|more))?"
+_IDEAS = re.compile(POLITE_START + r"(?:give|suggest|come up with|brainstorm|think of)" + _SOME +
                     r"(?: [\w'-]+){0,2}? (?:ideas?|suggestions|tips)\b")
 # "can you help me word a polite email turning down a job offer?" (not a reply, a message or a note:
 # tools that post to a channel, answer an issue or keep notes say those, not mail).
@@ -103,9 +104,8 @@ _HOW_MANY_IN = re.compile(r"^\W*how many (\w+) (?:are |is )?(?:there )?(?:in|per
 _CONVERT_UNITS = re.compile(POLITE_START + r"(?:convert|what(?:'s|’s| is)) (?:\d+(?:[.,]\d+)?|a|an|one) ?"
                             r"(?:degrees )?(\w+) (?:to|into|in) (?:degrees )?(\w+)\W*$")
 # "recommend a good sci-fi book", "can you suggest some podcasts about history": a tool that recommends says so.
-_RECOMMEND = re.compile(POLITE_START + r"(?:recommend|suggest)(?: me| us)?(?: (?:a|an|some|a few|a couple of|\d+|two|three|five))?"
-                        r"(?: [\w'-]+){0,3}? (?:books?|novels?|movies?|films?|shows?|series|podcasts?|albums?|songs?|"
-                        r"games?|restaurants?)\b")
+_RECOMMEND = re.compile(POLITE_START + r"(?:recommend|suggest)" + _SOME + r"(?: [\w'-]+){0,3}? "
+                        r"(?:books?|novels?|movies?|films?|shows?|series|podcasts?|albums?|songs?|games?|restaurants?)\b")
 _KIND = {"poetry": "poem", "haiku": "poem", "limerick": "poem", "sonnet": "poem", "pun": "joke", "tale": "story",
          "tagline": "slogan", "trivia": "fact"}
 # A piece written to be used by a tool next ("… and post it to our blog", "then save it as toast.md").
@@ -149,9 +149,8 @@ def asked_of_assistant(text: str, values: Collection[str]) -> str | None:
     measured = _HOW_MANY_IN.match(lowered) or _CONVERT_UNITS.match(lowered)
     if measured is not None and _UNIT_WORDS.issuperset(measured.groups()):
         return "unit"
-    if _RECOMMEND.match(lowered):
-        return "ideas"
     written = _COMPOSE.match(lowered)
     kind = (_KIND.get(written.group(1), written.group(1)) if written is not None else
-            "ideas" if _IDEAS.match(lowered) else "letter" if _WORDING.match(lowered) else None)
+            "ideas" if _IDEAS.match(lowered) or _RECOMMEND.match(lowered) else
+            "letter" if _WORDING.match(lowered) else None)
     return None if kind is None or values or _THEN_ACTS.search(lowered) else kind

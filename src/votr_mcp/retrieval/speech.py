@@ -68,7 +68,9 @@ def tool_direction(name: str, description: str) -> str | None:
 def speech_first(text: str, ranked: list[int], directions: Sequence[str | None], window: int) -> list[int]:
     """``ranked`` with the first tool turning speech the way the request asks moved to the front, when it
     is among the first ``window`` and the leading tool does not turn it that way."""
-    asked = request_direction(text) if ranked else None
+    if not any(directions[i] for i in ranked[:window]):
+        return ranked  # (most searches: no tool of the head turns speech, and the request is not read)
+    asked = request_direction(text)
     if asked is None or directions[ranked[0]] == asked:
         return ranked
     found = next((i for i in ranked[1:window] if directions[i] == asked), None)
