@@ -135,6 +135,9 @@ def test_long_unbroken_text_is_read_in_time_proportional_to_its_length(pasted):
     ("reschedule tomorrow's standup to 9:30", "update"), ("put off the team lunch by a week", "update"),
     ("call off Friday's 1:1 with Sam", "delete"),  # not a call, which runs something
     ("cross it off in Todoist", "update"), ("turn it off", "update"),  # said around what it acts on
+    ("take the data_steward role away from jlee", "delete"),  # said around a longer object
+    ("push the weekly sync with design back to Thursday", "update"), ("throw these old logs away", "delete"),
+    ("turn the kitchen lights off", "update"),
     ("read this out loud as an mp3", None),  # a voice, not a fetch: no action of a tool's class
     ("scrap the 'buy printer ink' task", "delete"), ("unsend the last message", "delete"),
     ("bump 'renew passport' to next Monday", "update"), ("shoot Tom an email saying it's signed", "send"),
@@ -144,6 +147,20 @@ def test_long_unbroken_text_is_read_in_time_proportional_to_its_length(pasted):
 ])
 def test_verbs_of_several_words_are_read_as_the_verb_they_mean(text, action):
     assert request_action(text) == action
+
+
+@pytest.mark.parametrize("text,words", [
+    # the particle belongs to a nearer verb, or to another verb's particle, or past a person or a join
+    ("add these tasks: write FAQ page, set up redirects", ["add", "these", "tasks", "write", "faq", "page", "create",
+                                                          "redirects"]),
+    ("take everything back out of the staging area", ["take", "everything", "back", "out", "of", "the", "staging",
+                                                      "area"]),
+    ("add a reminder for me to pick up my dry cleaning", ["add", "a", "reminder", "for", "me", "to", "pick", "up", "my",
+                                                          "dry", "cleaning"]),
+    ("set the volume up", ["set", "the", "volume", "up"]),  # raised, not set up
+])
+def test_a_particle_far_from_a_verb_is_read_with_it_only_around_its_object(text, words):
+    assert request_words(text) == words
 
 
 @pytest.mark.parametrize("text,action", [

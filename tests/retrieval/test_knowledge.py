@@ -34,6 +34,8 @@ def asked(text):
     ("write an illustrated bedtime story about a shy dragon", "story"),
     ("can you help me word a polite email turning down a job offer?", "letter"),
     ("write a cover letter for a junior data analyst job", "letter"),
+    ("help me word a polite text saying I'll be 10 min late to dinner", "letter"),  # the words, not a text sent
+    ("how should I phrase this to my landlord without sounding rude", "letter"),
     ("write me a short bio for my LinkedIn profile, I'm a data engineer", "bio"),
     ("could you write an essay on the causes of the first world war", "essay"),
     ("come up with a catchy tagline for my bakery", "slogan"),
@@ -68,6 +70,7 @@ def test_a_question_of_meaning_or_language_asks_the_assistant(text, operation):
     "random cat fact pls",  # no asking verb: the request names what a facts tool gives
     "write a message in #general that the deploy is done",  # a channel's tool posts messages
     "write a note titled 'Daily goals' in my Work folder",  # a notes tool keeps notes
+    "write a reply to Tom's message saying I'm in",  # a message written, not worded: a tool may send it
     "give me the names of all the suppliers located in New York",  # a query, not ideas
     "list the column names for the users table",
     "give me ideas for a blog post and save them to ideas.md",  # a tool keeps what is written

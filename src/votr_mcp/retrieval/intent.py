@@ -32,7 +32,7 @@ _FILLER = frozenset({"please", "can", "could", "would", "will", "you", "i", "wan
 # folder" deletes it, "pull up order 5" shows it): their first word alone names another action or none.
 _PHRASAL: dict[tuple[str, ...], str] = {
     ("get", "rid", "of"): "delete", ("throw", "away"): "delete", ("throw", "out"): "delete",
-    ("take", "out"): "remove", ("pull", "up"): "show", ("bring", "up"): "show", ("look", "up"): "lookup",
+    ("take", "out"): "remove", ("take", "away"): "remove", ("pull", "up"): "show", ("bring", "up"): "show", ("look", "up"): "lookup",
     ("find", "out"): "find", ("turn", "on"): "enable", ("turn", "off"): "disable", ("switch", "on"): "enable",
     ("switch", "off"): "disable", ("set", "up"): "create", ("write", "down"): "record", ("note", "down"): "record",
     ("jot", "down"): "jot", ("fill", "in"): "fill", ("fill", "out"): "fill", ("sign", "up"): "register",
@@ -42,7 +42,7 @@ _PHRASAL: dict[tuple[str, ...], str] = {
     ("look", "at"): "view", ("add", "up"): "calculate", ("work", "out"): "calculate", ("figure", "out"): "find",
     ("sum", "up"): "summarize", ("keep", "in", "mind"): "remember", ("tick", "off"): "mark", ("check", "off"): "mark",
     ("leave", "a", "comment"): "comment", ("kick", "off"): "start", ("cross", "off"): "mark", ("catch", "up"): "read",
-    ("chime", "in"): "comment", ("pass", "along"): "forward", ("fire", "off"): "send", ("spin", "up"): "create",
+    ("chime", "in"): "comment", ("pass", "along"): "forward", ("pass", "on"): "forward", ("fire", "off"): "send", ("spin", "up"): "create",
     ("read", "out", "loud"): "speak", ("read", "aloud"): "speak",  # a voice, not a fetch (speech.py)
     ("tear", "down"): "delete", ("fire", "up"): "start", ("boot", "up"): "start",
     # A meeting moved or dropped: "push back the standup to 10", "call off Friday's 1:1" (not git's push,
@@ -112,6 +112,11 @@ def request_words(text: str) -> list[str]:
             if split is not None:
                 out += [split, words[i + 1]]
                 i += size + 1
+                continue
+            end, split = _said_apart(words, i)
+            if split is not None:
+                out += [split, *words[i + 1:end]]
+                i = end + 1
             else:
                 out.append(words[i])
                 i += 1
@@ -130,6 +135,35 @@ def _said_around(words: Sequence[str], i: int) -> tuple[int, str | None]:
 
 
 _SAID_BETWEEN = frozenset({"it", "that", "this", "them", "those", "these", "everything"})  # one word, a pronoun
+
+
+def _said_apart(words: Sequence[str], i: int) -> tuple[int, str | None]:
+    """A verb of two words said around a longer object ("take the data_steward role away from jlee",
+    "push the weekly sync back to Thursday"): where its particle stands and the verb, when the object
+    between starts with a determiner and runs at most :data:`_APART` words, with no joining word, no
+    person ("find any brands, help me out" is helped, not found out) and no nearer verb the particle
+    belongs to ("add these tasks: write FAQ page, set up redirects"); the first particle after the
+    verb is the one read."""
+    if i + 2 >= len(words) or words[i + 1] not in _OBJECT_START:
+        return 0, None
+    for j in range(i + 2, min(len(words), i + 2 + _APART)):
+        if words[j] in _NOT_OBJECT:
+            break
+        if words[j] in _PARTICLES:
+            verb = _PHRASAL.get((words[i], words[j]))
+            if verb is None or (words[i], words[j]) == ("set", "up"):  # "set the volume up" raises it
+                return 0, None  # another verb's particle ("take everything back out of staging" unstages it)
+            nearer = any((words[k], words[j]) in _PHRASAL for k in range(i + 1, j))
+            return (0, None) if nearer else (j, verb)
+    return 0, None
+
+
+_APART = 6  # at most so many words of object between a verb and its particle
+_PARTICLES = frozenset({"up", "down", "out", "off", "on", "in", "over", "back", "away", "along", "forward"})
+_OBJECT_START = frozenset({"the", "a", "an", "this", "that", "these", "those", "my", "our", "your", "his", "her",
+                           "their", "its", "all", "every", "each", "everything", "some", "any"})
+_NOT_OBJECT = frozenset({"and", "then", "but", "or", "so", "because", "if", "when", "while", "after", "before", "once",
+                         "to", "for", "me", "us", "you", "i"})
 
 
 # A request that asks a question wants to be told, whatever verb it uses ("who changed the payment

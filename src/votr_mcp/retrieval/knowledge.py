@@ -87,10 +87,14 @@ _COMPOSE = re.compile(POLITE_START + r"(?:write|compose|make up|tell|"
 _SOME = r"(?: me| us)?(?: (?:a|an|some|a few|a couple of|\d+|two|three|four|five|ten|more))?"
 _IDEAS = re.compile(POLITE_START + r"(?:give|suggest|come up with|brainstorm|think of)" + _SOME +
                     r"(?: [\w'-]+){0,2}? (?:ideas?|suggestions|tips)\b")
-# "can you help me word a polite email turning down a job offer?" (not a reply, a message or a note:
-# tools that post to a channel, answer an issue or keep notes say those, not mail).
-_WORDING = re.compile(POLITE_START + r"(?:word|draft|phrase|compose|write)"
-                      r"(?: me| us)?(?: (?:a|an|the|my|some))?(?: [\w,'-]+){0,3}? (?:e-?mail|letter|apology)s?\b")
+# "can you help me word a polite email turning down a job offer?": an e-mail, a letter or an apology
+# drafted or written (not a reply, a message or a note: tools that post to a channel, answer an issue
+# or keep notes say those, not mail), and any message worded or phrased ("help me word a polite text
+# saying I'll be late", "how should I phrase this"): asking for the words, not for a message sent.
+_A_FEW_WORDS = r"(?: me| us)?(?: (?:a|an|the|my|some))?(?: [\w,'-]+){0,3}? "
+_WORDING = re.compile(POLITE_START + r"(?:(?:word|phrase)" + _A_FEW_WORDS + r"(?:e-?mail|letter|apology|text|message|"
+                      r"note|reply|response|post|tweet|caption)s?\b|(?:draft|compose|write)" + _A_FEW_WORDS +
+                      r"(?:e-?mail|letter|apology)s?\b)|^\W*how (?:should|do|would|can|could) (?:i|we) (?:word|phrase)\b")
 # Units of measure, singular and plural as written: not currencies, whose rates a tool looks up,
 # nor times of day, which a time-zone tool converts.
 _UNIT_WORDS = frozenset(
