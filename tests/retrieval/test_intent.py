@@ -158,6 +158,7 @@ def test_verbs_of_several_words_are_read_as_the_verb_they_mean(text, action):
     ("add a reminder for me to pick up my dry cleaning", ["add", "a", "reminder", "for", "me", "to", "pick", "up", "my",
                                                           "dry", "cleaning"]),
     ("set the volume up", ["set", "the", "volume", "up"]),  # raised, not set up
+    ("add a ClickUp task", ["add", "a", "click", "up", "task"]),  # "up" ends a name, not a particle
 ])
 def test_a_particle_far_from_a_verb_is_read_with_it_only_around_its_object(text, words):
     assert request_words(text) == words

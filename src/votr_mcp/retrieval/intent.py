@@ -113,7 +113,7 @@ def request_words(text: str) -> list[str]:
                 out += [split, words[i + 1]]
                 i += size + 1
                 continue
-            end, split = _said_apart(words, i)
+            end, split = _said_apart(words, i, text)
             if split is not None:
                 out += [split, *words[i + 1:end]]
                 i = end + 1
@@ -137,13 +137,14 @@ def _said_around(words: Sequence[str], i: int) -> tuple[int, str | None]:
 _SAID_BETWEEN = frozenset({"it", "that", "this", "them", "those", "these", "everything"})  # one word, a pronoun
 
 
-def _said_apart(words: Sequence[str], i: int) -> tuple[int, str | None]:
+def _said_apart(words: Sequence[str], i: int, text: str) -> tuple[int, str | None]:
     """A verb of two words said around a longer object ("take the data_steward role away from jlee",
     "push the weekly sync back to Thursday"): where its particle stands and the verb, when the object
     between starts with a determiner and runs at most :data:`_APART` words, with no joining word, no
     person ("find any brands, help me out" is helped, not found out) and no nearer verb the particle
     belongs to ("add these tasks: write FAQ page, set up redirects"); the first particle after the
-    verb is the one read."""
+    verb is the one read, and only one ``text`` writes as a word of its own ("add a ClickUp task"
+    adds: its "up" ends a name)."""
     if i + 2 >= len(words) or words[i + 1] not in _OBJECT_START:
         return 0, None
     for j in range(i + 2, min(len(words), i + 2 + _APART)):
@@ -154,7 +155,7 @@ def _said_apart(words: Sequence[str], i: int) -> tuple[int, str | None]:
             if verb is None or (words[i], words[j]) == ("set", "up"):  # "set the volume up" raises it
                 return 0, None  # another verb's particle ("take everything back out of staging" unstages it)
             nearer = any((words[k], words[j]) in _PHRASAL for k in range(i + 1, j))
-            return (0, None) if nearer else (j, verb)
+            return (0, None) if nearer or not written_whole(text, words[j]) else (j, verb)
     return 0, None
 
 
