@@ -32,17 +32,18 @@ _FILLER = frozenset({"please", "can", "could", "would", "will", "you", "i", "wan
 # folder" deletes it, "pull up order 5" shows it): their first word alone names another action or none.
 _PHRASAL: dict[tuple[str, ...], str] = {
     ("get", "rid", "of"): "delete", ("throw", "away"): "delete", ("throw", "out"): "delete",
-    ("take", "out"): "remove", ("take", "away"): "remove", ("pull", "up"): "show", ("bring", "up"): "show", ("look", "up"): "lookup",
-    ("find", "out"): "find", ("turn", "on"): "enable", ("turn", "off"): "disable", ("switch", "on"): "enable",
-    ("switch", "off"): "disable", ("set", "up"): "create", ("write", "down"): "record", ("note", "down"): "record",
-    ("jot", "down"): "jot", ("fill", "in"): "fill", ("fill", "out"): "fill", ("sign", "up"): "register",
-    ("bring", "back"): "restore", ("back", "up"): "backup", ("print", "out"): "print", ("go", "to"): "visit",
-    ("shut", "down"): "shutdown", ("send", "over"): "send", ("hand", "over"): "send",
+    ("take", "out"): "remove", ("take", "away"): "remove", ("pull", "up"): "show", ("bring", "up"): "show",
+    ("look", "up"): "lookup", ("find", "out"): "find", ("turn", "on"): "enable", ("turn", "off"): "disable",
+    ("switch", "on"): "enable", ("switch", "off"): "disable", ("set", "up"): "create", ("write", "down"): "record",
+    ("note", "down"): "record", ("jot", "down"): "jot", ("fill", "in"): "fill", ("fill", "out"): "fill",
+    ("sign", "up"): "register", ("bring", "back"): "restore", ("back", "up"): "backup", ("print", "out"): "print",
+    ("go", "to"): "visit", ("shut", "down"): "shutdown", ("send", "over"): "send", ("hand", "over"): "send",
     ("go", "through"): "read", ("look", "through"): "read", ("read", "through"): "read", ("go", "over"): "read",
     ("look", "at"): "view", ("add", "up"): "calculate", ("work", "out"): "calculate", ("figure", "out"): "find",
     ("sum", "up"): "summarize", ("keep", "in", "mind"): "remember", ("tick", "off"): "mark", ("check", "off"): "mark",
     ("leave", "a", "comment"): "comment", ("kick", "off"): "start", ("cross", "off"): "mark", ("catch", "up"): "read",
-    ("chime", "in"): "comment", ("pass", "along"): "forward", ("pass", "on"): "forward", ("fire", "off"): "send", ("spin", "up"): "create",
+    ("chime", "in"): "comment", ("pass", "along"): "forward", ("pass", "on"): "forward", ("fire", "off"): "send",
+    ("spin", "up"): "create",
     ("read", "out", "loud"): "speak", ("read", "aloud"): "speak",  # a voice, not a fetch (speech.py)
     ("tear", "down"): "delete", ("fire", "up"): "start", ("boot", "up"): "start",
     # A meeting moved or dropped: "push back the standup to 10", "call off Friday's 1:1" (not git's push,
@@ -139,23 +140,23 @@ _SAID_BETWEEN = frozenset({"it", "that", "this", "them", "those", "these", "ever
 
 def _said_apart(words: Sequence[str], i: int, text: str) -> tuple[int, str | None]:
     """A verb of two words said around a longer object ("take the data_steward role away from jlee",
-    "push the weekly sync back to Thursday"): where its particle stands and the verb, when the object
-    between starts with a determiner and runs at most :data:`_APART` words, with no joining word, no
-    person ("find any brands, help me out" is helped, not found out) and no nearer verb the particle
-    belongs to ("add these tasks: write FAQ page, set up redirects"); the first particle after the
-    verb is the one read, and only one ``text`` writes as a word of its own ("add a ClickUp task"
-    adds: its "up" ends a name)."""
+    "push the weekly sync back to Thursday"): where its particle stands and the verb. Read only when
+    the object starts with a determiner and runs at most :data:`_APART` words with no joining word
+    and no person ("find any brands, help me out" is helped, not found out), at the first particle
+    after the verb, and when that particle is the verb's own: no nearer verb takes it ("add these
+    tasks: write FAQ page, set up redirects"), ``text`` writes it as a word ("add a ClickUp task"
+    adds: its "up" ends a name), and it is not "set … up" ("set the volume up" raises it)."""
     if i + 2 >= len(words) or words[i + 1] not in _OBJECT_START:
         return 0, None
     for j in range(i + 2, min(len(words), i + 2 + _APART)):
         if words[j] in _NOT_OBJECT:
             break
-        if words[j] in _PARTICLES:
+        if words[j] in _PARTICLES:  # "take everything back out of staging": "back" is no particle of take
             verb = _PHRASAL.get((words[i], words[j]))
-            if verb is None or (words[i], words[j]) == ("set", "up"):  # "set the volume up" raises it
-                return 0, None  # another verb's particle ("take everything back out of staging" unstages it)
             nearer = any((words[k], words[j]) in _PHRASAL for k in range(i + 1, j))
-            return (0, None) if nearer or not written_whole(text, words[j]) else (j, verb)
+            if verb is None or nearer or not written_whole(text, words[j]) or (words[i], words[j]) == ("set", "up"):
+                return 0, None
+            return j, verb
     return 0, None
 
 
