@@ -1,6 +1,7 @@
-"""The fits a results run re-executes: each shipped fit (the calibration, the rerank, the query adapter)
-names in its ``source`` the recipe that made it; the run refits by that recipe on the dev rows and says
-whether it comes out the same, and how RESULTS.md words each fit. Read by eval/make_results.py."""
+"""The fits a results run re-executes: each shipped fit (the calibration, the rerank, the query adapter, the
+request model) names in its ``source`` the recipe that made it; the run refits by that recipe (on the dev
+rows, or the request model on its own files of requests) and says whether it comes out the same, and how
+RESULTS.md words each fit. Read by eval/make_results.py."""
 
 from __future__ import annotations
 
@@ -151,6 +152,53 @@ def check_adapter(bench: Path, cache: Path) -> dict[str, Any] | None:
     command = f"votr-mcp fit-adapter {data_options(sets, limit)} --rank {recipe['rank']} --l2 {recipe['l2']}"
     return {"command": command, "source": shipped.source, "dev_queries": counts, "relative_gap": gap,
             "reproduced": gap < 1e-3}
+
+
+# The recipe `votr-mcp fit-request` writes into the request model's source: its files of each kind, the
+# requests they held and the penalty cross-validation chose.
+_REQUEST_RECIPE = re.compile(r"votr-mcp fit-request on tool requests (?P<tool>.+?) and chat requests (?P<chat>.+?) "
+                             r"\((?P<n_tool>\d+) tool / (?P<n_chat>\d+) chat requests\), l2=(?P<l2>[\d.e-]+)")
+
+
+def check_request_model() -> dict[str, Any] | None:
+    """Refit the tool-request model by the recipe named in the shipped file and compare (None if none shipped)."""
+    import numpy as np
+
+    from votr_mcp.evaluation.request_model_fit import fit_request_model, read_requests
+    from votr_mcp.index.use import USEEmbedder
+    from votr_mcp.retrieval.tool_request import shipped_request_model
+
+    shipped = shipped_request_model()
+    if shipped is None:
+        return None
+    recipe = _REQUEST_RECIPE.search(shipped.source)
+    if recipe is None:
+        return {"source": shipped.source, "command": None, "reproduced": False}
+    files = {kind: recipe[kind].split(", ") for kind in ("tool", "chat")}
+    requests = {kind: [r for f in names for r in read_requests(HERE.parent / f)] for kind, names in files.items()}
+    refit = fit_request_model(USEEmbedder(), requests["tool"], requests["chat"], l2=float(recipe["l2"]), source="")
+    # The penalty cross-validation chose, on the same requests: the same weights but for float rounding.
+    gap = max(float(np.abs(refit.weights - shipped.weights).max()), abs(refit.bias - shipped.bias))
+    command = ("votr-mcp fit-request " + " ".join(f"--{kind} {f}" for kind, names in files.items() for f in names)
+               + f" --l2 {recipe['l2']}")
+    return {"command": command, "source": shipped.source, "largest_gap": gap, "reproduced": gap < 1e-6,
+            "requests": {kind: len(found) for kind, found in requests.items()},
+            "fit_requests": {"tool": int(recipe["n_tool"]), "chat": int(recipe["n_chat"])}}
+
+
+def request_model_text(check: dict[str, Any] | None) -> str:
+    if check is None:
+        return "**Request model.** None shipped: abstention reads no tool-request evidence."
+    head = (f"**Request model.** Shipped `src/votr_mcp/retrieval/tool_request.npz`, a logistic model on USE vectors "
+            f"telling requests for a tool from chat ({check['source']}).")
+    if check["command"] is None:
+        return head + " Its source does not name its files of each kind, so this run could not refit it."
+    verdict = ("gives the same weights" if check["reproduced"] else "gives different weights") + \
+        f" (largest apart by {check['largest_gap']:.1e})"
+    if check["requests"] != check["fit_requests"]:
+        verdict += (f"; its files now hold {check['requests']['tool']} tool and {check['requests']['chat']} chat requests, "
+                    f"not the {check['fit_requests']['tool']} and {check['fit_requests']['chat']} it was fit on")
+    return head + f" Refitting it in this run with `{check['command']}` {verdict}."
 
 
 def adapter_text(check: dict[str, Any] | None) -> str:

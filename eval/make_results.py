@@ -38,7 +38,17 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import result_plots
 import risk_coverage
-from fit_checks import adapter_text, calibration_text, check_adapter, check_calibration, check_rerank, rerank_text, set_folder
+from fit_checks import (
+    adapter_text,
+    calibration_text,
+    check_adapter,
+    check_calibration,
+    check_request_model,
+    check_rerank,
+    request_model_text,
+    rerank_text,
+    set_folder,
+)
 
 DEFAULT_BENCH = HERE.parent.parent / "shared" / "bench"
 COMMAND = "python eval/make_results.py"
@@ -357,6 +367,8 @@ def write_markdown(reports: list[dict[str, Any]], meta: dict[str, Any]) -> str:
         "",
         calibration_text(meta.get("calibration_check")),
         "",
+        request_model_text(meta.get("request_model_check")),
+        "",
         "**Metrics.**" + metrics.__doc__.split("Definitions (also printed at the top of eval/RESULTS.md):", 1)[1]
         .rstrip(),
         "",
@@ -521,6 +533,7 @@ def main(argv: list[str] | None = None) -> int:
     check = None if args.quick or args.sets else check_calibration(args.bench, cache_dir(args.cache_dir))
     rerank_check = None if args.quick or args.sets else check_rerank(args.bench, cache_dir(args.cache_dir))
     adapter_check = None if args.quick or args.sets else check_adapter(args.bench, cache_dir(args.cache_dir))
+    request_check = None if args.quick or args.sets else check_request_model()
     meta = {
         "commit": _commit(),
         "command": COMMAND + (" --quick" if args.quick else ""),
@@ -533,6 +546,7 @@ def main(argv: list[str] | None = None) -> int:
         "risk_coverage": {name: c["shipped"] | {"n": c["n"]} for name, c in curves.items()},
         "rerank_check": rerank_check,
         "adapter_check": adapter_check,
+        "request_model_check": request_check,
         "plots": plots,
     }
     markdown = write_markdown(reports, meta)

@@ -66,3 +66,24 @@ def test_each_recipe_the_fitting_commands_write_is_read_back_whole() -> None:
     assert (rerank["sets"], rerank["limit"], rerank["l2"], rerank["head"]) == ("mscbench+mcpzero", None, "0.01", "20")
     adapter = fc._ADAPTER_RECIPE.search(fit_source("fit-adapter", sets, 600, "rank 16", "l2 0.01"))
     assert (adapter["sets"], adapter["limit"], adapter["rank"], adapter["l2"]) == ("mscbench+mcpzero", "600", "16", "0.01")
+
+
+def test_the_request_models_recipe_names_its_files_of_each_kind_and_the_check_words_a_drift() -> None:
+    from votr_mcp.retrieval.tool_request import shipped_request_model
+
+    fc = load_checks()
+    model = shipped_request_model()
+    assert model is not None
+    recipe = fc._REQUEST_RECIPE.search(model.source)  # as `votr-mcp fit-request` writes it
+    assert recipe is not None and recipe["chat"] == "eval/queries/request_classifier/chat.txt"
+    assert "eval/queries/request_classifier/tool.txt" in recipe["tool"].split(", ") and float(recipe["l2"]) > 0
+    assert all((SCRIPT.parents[1] / f).is_file() for kind in ("tool", "chat") for f in recipe[kind].split(", "))
+    check = {"source": model.source, "command": "votr-mcp fit-request --tool t.txt --chat c.txt --l2 0.3",
+             "largest_gap": 0.4, "reproduced": False, "requests": {"tool": 1769, "chat": 654},
+             "fit_requests": {"tool": 976, "chat": 658}}
+    text = fc.request_model_text(check)
+    assert "gives different weights (largest apart by 4.0e-01)" in text
+    assert "its files now hold 1769 tool and 654 chat requests, not the 976 and 658 it was fit on" in text
+    same = fc.request_model_text(check | {"largest_gap": 0.0, "reproduced": True, "fit_requests": check["requests"]})
+    assert same.endswith("gives the same weights (largest apart by 0.0e+00).")
+    assert "could not refit" in fc.request_model_text({"source": "by hand", "command": None, "reproduced": False})

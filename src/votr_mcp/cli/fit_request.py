@@ -52,8 +52,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"l2={l2:g}: balanced accuracy {s['balanced_accuracy']:.3f}, AUC {s['auc']:.3f}, "
               f"chat below the tool requests' 3rd percentile {s['chat_below_tool_p3']:.3f}")
     best = max(scores, key=lambda l2: scores[l2]["auc"])
-    names = ", ".join(str(f) for f in [*tool_files, *chat_files])
-    source = (f"votr-mcp fit-request on {names} ({len(tool)} tool / {len(chat)} chat requests), l2={best:g} "
+    # The files of each kind by name, so a results run can refit it by this recipe (eval/fit_checks.py).
+    source = (f"votr-mcp fit-request on tool requests {', '.join(map(str, tool_files))} and chat requests "
+              f"{', '.join(map(str, chat_files))} ({len(tool)} tool / {len(chat)} chat requests), l2={best:g} "
               f"by 5-fold AUC {scores[best]['auc']:.3f}, {datetime.date.today().isoformat()}")
     model = fit_request_model(embedder, tool, chat, l2=best, source=source)
     out = args.out or SHIPPED_REQUEST_MODEL
