@@ -4,18 +4,16 @@ from votr_mcp.retrieval.bulk import query_bulk
 from votr_mcp.retrieval.intent import (
     clause_verb_words,
     is_question,
-    named_first,
     opens_new,
     reads_first,
     request_action,
-    request_words,
     text_actions,
     unwritten_verb,
     verb_words,
-    written_whole,
 )
 from votr_mcp.retrieval.quoted import asked_words, is_identifier, named_tools, without_quotes
 from votr_mcp.retrieval.request_object import names_object, request_object
+from votr_mcp.retrieval.request_words import named_first, request_words, written_whole
 from votr_mcp.retrieval.rerank import QueryView
 from votr_mcp.retrieval.values import last_reference, request_values, taken_values, values_taken
 from votr_mcp.retrieval.verbs import LITERAL_OPERATIONS, specific_operations

@@ -20,14 +20,14 @@ import re
 from collections.abc import Sequence
 
 from votr_mcp.index.tokenize import content_tokens
-from votr_mcp.retrieval.intent import named_first
+from votr_mcp.retrieval.request_words import named_first
 from votr_mcp.retrieval.rerank import QueryView, ToolView, server_name_words
 
 __all__ = ["NamedServers"]
 
 # A capitalized word, but for one that only starts a sentence ("Delete my comment …" names no server
 # "MCP-Delete"; "GitHub", "Context7" and "monday.com" are names wherever they stand), or the service
-# written before a colon at the start ("git: …", intent.named_first).
+# written before a colon at the start ("git: …", request_words.named_first).
 _CAPITALIZED = re.compile(r"(?<![\w.-])[A-Z][\w.-]*")
 _MARKED = re.compile(r"[A-Z0-9.]")
 _BEFORE = 4  # the characters before a word that tell whether it starts a sentence (". ", "?\n")

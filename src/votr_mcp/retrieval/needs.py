@@ -6,8 +6,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from votr_mcp.retrieval.intent import lead_at, request_words
+from votr_mcp.retrieval.intent import lead_at
 from votr_mcp.retrieval.request_object import object_words
+from votr_mcp.retrieval.request_words import request_words
 from votr_mcp.retrieval.values import last_reference, request_values
 from votr_mcp.retrieval.verbs import ACTION_OF, SYNONYMS, action_word
 

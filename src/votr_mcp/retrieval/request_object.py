@@ -9,8 +9,9 @@ import re
 from collections.abc import Collection, Sequence
 
 from votr_mcp.index.tokenize import STOPWORDS, stem
-from votr_mcp.retrieval.intent import lead_at, request_words
+from votr_mcp.retrieval.intent import lead_at
 from votr_mcp.retrieval.quoted import without_quotes
+from votr_mcp.retrieval.request_words import request_words
 from votr_mcp.retrieval.values import VALUE_MARK, values_taken
 from votr_mcp.retrieval.verbs import action_word
 

@@ -64,13 +64,12 @@ from votr_mcp.retrieval.intent import (
     lead_at,
     reads_first,
     request_action,
-    request_words,
     text_actions,
-    written_whole,
 )
 from votr_mcp.retrieval.language import is_english
 from votr_mcp.retrieval.quoted import without_quotes
 from votr_mcp.retrieval.request_object import request_object
+from votr_mcp.retrieval.request_words import request_words, written_whole
 from votr_mcp.retrieval.values import taken_values, values_taken
 from votr_mcp.retrieval.verbs import action_word, specific_operations
 from votr_mcp.settings import describe
@@ -180,7 +179,7 @@ class QueryView:
         if said is not None:
             verb = first = action_word(said)
         elif verb is not None and lead is not None and not english and not written_whole(text, words[lead]):
-            verb = None  # "SwitchBotの湿度は？": the English word a name is built on is no verb (intent.written_whole)
+            verb = None  # "SwitchBotの湿度は？": the English word a name is built on is no verb (written_whole)
         classes = (class_at(asked, i) for i in range(len(asked)))
         actions = frozenset(a for a in classes if a is not None) | ({verb} if verb else set())
         if actions:  # and a tool named by a specific operation the request says anywhere does one of them
