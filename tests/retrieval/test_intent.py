@@ -431,6 +431,19 @@ def test_what_a_request_quotes_is_data_not_what_it_asks():
     assert without_quotes(quoted).split() == ["read", "this", "out", "loud:"]
 
 
+def test_a_message_written_without_quotes_is_data_too_but_saying_elsewhere_is_not():
+    # After "saying" in a clause that names a message or a sending, to the end of that clause.
+    assert without_quotes("send a Slack message to #ops saying the deploy is done").split() == [
+        "send", "a", "Slack", "message", "to", "#ops"]
+    assert without_quotes("comment on ENG-142 saying the fix went out in v2.3.1, then close it").split() == [
+        "comment", "on", "ENG-142", ",", "then", "close", "it"]
+    # After a label, to the end of the line.
+    assert without_quotes("mail bob@acme.com, body: please create an issue\nthanks").split() == ["mail", "bob@acme.com,", "thanks"]
+    for kept in ("what's the clock saying in Kathmandu right now?", "the server keeps saying my API key is missing",
+                 "what are people saying in the comments on this video"):
+        assert without_quotes(kept) == kept
+
+
 def test_booking_is_its_own_operation_and_reserving_is_booking():
     assert request_action("book a flight to Paris") == "book"
     assert request_action("reserve a table for two at 8") == "book"

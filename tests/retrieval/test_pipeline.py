@@ -33,6 +33,14 @@ def test_bulk_wording_prefers_the_bulk_tool_and_singular_the_single_one(retrieve
     assert retriever.search("delete the file notes.txt").ranked_keys[0] == ("filesystem", "delete_file")
 
 
+def test_a_message_written_without_quotes_is_what_is_sent_not_what_is_asked(retriever):
+    # Its words (a merged pull request, a forecast, an issue to create) would otherwise rank those tools.
+    for request in ("email the team saying the pull request was merged and the old files were deleted",
+                    "send ana an email saying I will read the weather forecast file tomorrow",
+                    "mail bob@acme.com, body: please create an issue for the failing query and merge the fix"):
+        assert retriever.search(request).ranked_keys[0] in {("gmail", "send_email"), ("outlook", "send_mail")}, request
+
+
 def test_a_query_unrelated_to_every_tool_abstains_with_a_reason(retriever):
     result = retriever.search("what is the meaning of love in Shakespeare's sonnets")
     assert result.abstained and result.k == 0 and not result.hits

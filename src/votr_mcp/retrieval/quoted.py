@@ -46,10 +46,27 @@ def asked_words(text: str) -> str:
     return _WEEKDAY.sub(" ", _COUNT_QUESTION.sub(" ", without_quotes(text)))
 
 
+# What a message says when the request writes it without quotes: after a label ("body: Hi Tom, ...")
+# to the end of the line, or after "saying" / "that says" in a clause that names a message or a
+# sending, to the end of that clause ("send a Slack message to #ops saying the deploy is done").
+_LABELLED = re.compile(r"\b(?:body|message)\s*:\s+[^\n]*", re.IGNORECASE)
+_SAYING = re.compile(r"\b(?:saying|that says|which says)\s+((?:[^.!?;\n]|[.!?](?=\S))*?)(?=[.!?;](?:\s|$)|,?\s+(?:and\s+)?then\b|$)",
+                     re.IGNORECASE)
+_MESSAGE = re.compile(r"\b(?:messages?|notes?|comments?|alerts?|repl(?:y|ies)|texts?|e-?mails?|mails?|notifications?|sticky|post|"
+                      r"dm|sms|whatsapp|telegram|send|tell|ping|notify|remind|respond|answer|write)\b", re.IGNORECASE)
+
+
+def _payload(m: re.Match[str]) -> str:
+    before = m.string[max(0, m.start() - 80): m.start()]
+    before = re.split(r"[.!?;\n]", before)[-1]
+    return " " if _MESSAGE.search(before) else m.group()
+
+
 def without_quotes(text: str) -> str:
     """``text`` with what it quotes taken out ("create a task 'Update pricing page'" -> "create a task"),
     but for a quoted identifier, which names a tool ("run 'git_log'")."""
-    return _QUOTED.sub(lambda m: m.group() if is_identifier(next(g for g in m.groups() if g).strip()) else " ", text)
+    text = _QUOTED.sub(lambda m: m.group() if is_identifier(next(g for g in m.groups() if g).strip()) else " ", text)
+    return _SAYING.sub(_payload, _LABELLED.sub(" ", text))
 
 
 def is_identifier(name: str) -> bool:
