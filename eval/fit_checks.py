@@ -208,8 +208,8 @@ def adapter_text(check: dict[str, Any] | None) -> str:
             f"({check['source']}), acts when the `query_adapter` stage is on ("
             + ("on by default; the ablation's `- query_adapter` rows" if RetrievalConfig().query_adapter else
                "off by default; the ablation's `+ query_adapter` rows") + " measure it). When it is on, the rerank and "
-            "calibration fits adapt each dev text by the fit that left its fold out; a dev row's own figure is not "
-            "(every dev row helped fit the map), so read test.")
+            "calibration fits, and the dev figures below, adapt each dev text by the fit that left its fold out (read "
+            "with the map it fitted, a dev row's figure would say more about the map than the pipeline).")
     if check.get("stale_for"):
         return head + (f" It was fit for `{check['stale_for']}` vectors; search now reads `{check['model']}`, so it is "
                        "inert (its stage changes nothing) until refit with `votr-mcp fit-adapter`.")

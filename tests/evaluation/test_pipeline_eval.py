@@ -13,6 +13,7 @@ from votr_mcp.evaluation.calibration import calibrate_on
 from votr_mcp.evaluation.metrics import METRIC_KEYS
 from votr_mcp.evaluation.rerank_fit import cross_validate
 from votr_mcp.evaluation.suite import EvalSpec, evaluate
+from votr_mcp.retrieval.query_adapter import QueryAdapter, fold_of
 from votr_mcp.retrieval.rerank import FEATURES
 
 pytestmark = pytest.mark.slow
@@ -93,6 +94,26 @@ def test_the_eval_command_prints_tables_and_writes_json(tmp_path: Path, capsys: 
     written = json.loads(out.read_text())
     assert written["split"] == "all" and set(METRIC_KEYS) <= set(written["overall"])
     assert written["overall"]["latency_ms"]["p50"] is None
+
+
+def test_dev_rows_are_searched_with_the_adapters_fit_that_left_their_fold_out(tmp_path: Path,
+                                                                            factory: PipelineFactory) -> None:
+    shipped = factory.retriever.adapter
+    assert isinstance(shipped, QueryAdapter) and shipped.held_out
+    crossed = factory.cross_fitted()
+    assert crossed.retriever.adapter is not shipped and factory.retriever.adapter is shipped  # the factory stays
+    assert crossed.cache is factory.cache and crossed.configs == factory.configs
+    vector = factory.retriever.request_vectors(["list the open pull requests"], factory.cache)["list the open pull requests"]
+    own = shipped.held_out[fold_of("list the open pull requests", len(shipped.held_out))]
+    assert np.allclose(crossed.retriever.adapter.adapt("list the open pull requests", vector),
+                       own.adapt("list the open pull requests", vector))
+    plain = PipelineFactory(factory.retriever.with_adapter(None))
+    assert plain.cross_fitted() is plain
+    for split, said in (("dev", True), ("test", False)):
+        out = tmp_path / f"{split}.json"
+        assert main(["eval", "--data", str(DATA), "--split", split, "--latency-samples", "0", "--json", str(out),
+                     "--cache-dir", str(tmp_path / "vectors")]) == 0
+        assert ("left the text's fold out" in json.loads(out.read_text())["pipeline"]) is said
 
 
 def test_the_eval_command_measures_a_variant_given_by_set(tmp_path: Path) -> None:

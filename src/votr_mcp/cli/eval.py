@@ -132,6 +132,8 @@ def run(args: argparse.Namespace) -> int:
                     latency_samples=args.latency_samples, ablation=args.ablation, distractors=tuple(args.distractors))
     factory = PipelineFactory.from_data(args.data, distractors=args.distractors, calibration=args.calibration or "shipped",
                                         cache_dir=cache_dir(args.cache_dir), ablation=args.ablation, config=config)
+    if args.split == "dev":
+        factory = factory.cross_fitted()  # dev rows fitted the query adapter: each is read by the fit that left it out
     report = evaluate(spec, factory, StderrProgress(f"{spec.name} "))
     report["command"] = "votr-mcp eval " + " ".join(sys.argv[2:]) if sys.argv[1:2] == ["eval"] else None
     report["machine"] = machine()
