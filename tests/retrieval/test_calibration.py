@@ -422,3 +422,29 @@ def test_the_action_gate_is_fit_to_refuse_the_most_no_tool_rows_within_each_sets
     assert _fit_action_gate(margins, unsupported, answerable, sets, sets, budget=0.003) == 0.5
     assert _fit_action_gate(margins, unsupported, answerable, sets, sets, budget=0.0) is None
     assert _fit_action_gate(margins, np.zeros(len(margins), bool), answerable, sets, sets, budget=0.01) is None
+
+
+def _refused_no_tool(cal, results, golds, sets, null_evidence):
+    """The share of the no-tool rows under their catalog's bar."""
+    under = []
+    for name, nulls in null_evidence.items():
+        bar = cal.bar(np.array([cal.abstain_score(e) for e in nulls]))
+        under += [cal.abstain_score(r.evidence) < bar for r, g, s in zip(results, golds, sets) if s == name and not g]
+    return float(np.mean(under))
+
+
+@pytest.mark.parametrize("seed", [0, 2, 4])
+def test_an_answerable_row_scoring_better_never_makes_the_refit_refuse_less(seed):
+    # Floors tried as quantiles of the answerable rows' scores rose with such a row, and could cross
+    # the false-abstention bound and flip the fit to a lower floor (these seeds did, by .005).
+    rng = np.random.default_rng(seed)
+    results, golds, sets, null_evidence = _floor_sets(rng, (0.02, 0.2))
+    first = fit(results, golds, groups=sets, null_evidence=null_evidence)
+    before = _refused_no_tool(first, results, golds, sets, null_evidence)
+    scores = [first.abstain_score(r.evidence) if g else np.inf for r, g in zip(results, golds)]
+    for j in np.argsort(scores)[:3]:  # the answerable rows scoring lowest, one at a time
+        better = np.array(results[j].cosines, dtype=float)
+        better[0] = 0.9
+        changed = [*results[:j], replace(results[j], cosines=better), *results[j + 1:]]
+        again = fit(changed, golds, groups=sets, null_evidence=null_evidence, previous=first)
+        assert _refused_no_tool(again, changed, golds, sets, null_evidence) >= before

@@ -24,7 +24,7 @@ from votr_mcp.retrieval.calibration import (
     lower_quantile,
 )
 
-__all__ = ["FLOOR_SHARES", "NULL_QUANTILES", "Abstention", "fit_abstention", "fit_logistic"]
+__all__ = ["FLOOR_STEP", "NULL_QUANTILES", "Abstention", "fit_abstention", "fit_logistic"]
 
 
 class Abstention(NamedTuple):
@@ -248,8 +248,12 @@ def _tune_for_refusals(rows: _AbstentionRows, weights: dict[str, float], false_a
     return {_BIAS: weights[_BIAS], **{name: float(v) for name, v in zip(ABSTAIN_FEATURES, best)}}
 
 
-FLOOR_SHARES = tuple(round(0.005 * i, 3) for i in range(1, 81))
-"""Floors tried: these quantiles of the answerable rows' scores (all sets pooled), 0.5% to 40%."""
+FLOOR_STEP = 0.05
+"""Floors tried: every multiple of this (in score units) from the lowest answerable row's score up.
+Fixed values, not quantiles of the answerable rows' scores (0.5%, 1%, … as before 2026-11-28): a
+quantile rose with any answerable row that scored better, so answering a request better could raise
+a floor over the bound and flip the fit to another optimum (one dev row doing so took human-registry's
+chat refusals .946 -> .839). On a fixed grid a row scoring better only adds floors that keep the bound."""
 
 
 def _fit_floor(rows: _AbstentionRows, w: NDArray[np.float64], false_abstain: float, confidence: float,
@@ -262,8 +266,9 @@ def _fit_floor(rows: _AbstentionRows, w: NDArray[np.float64], false_abstain: flo
     it refused 16% of the requests for tools not installed and 70% of chat. Answerable requests score
     about alike in every catalog (under the weights of 2026-11-26 their 3rd percentile was 3.0-3.6 on
     the human-style sets of 132 to 2,800 tools), so a bar on the score itself serves there. Each floor
-    of :data:`FLOOR_SHARES` is tried with the highest null quantile that still keeps false abstention
-    bounded under ``max(quantile, floor)``; the floor is kept when it raises the mean refused share over
+    of the grid is tried with the highest null quantile that still keeps false abstention
+    bounded under ``max(quantile, floor)``, from the lowest up (:data:`FLOOR_STEP`: no answerable row
+    scoring better can take a floor away); the floor is kept when it raises the mean refused share over
     the cells by more than :data:`_GAIN`. Fit on a random half of the dev rows of eight sets and read on
     the other half (6 draws; the weights tuned on that half as shipped, then the quantile alone or with
     a floor): refused .440 -> .458, the personal catalog's chat .63 -> .73, tools not installed .20 ->
@@ -276,8 +281,8 @@ def _fit_floor(rows: _AbstentionRows, w: NDArray[np.float64], false_abstain: flo
     answered = (rows.x @ w)[rows.answerable & rows.ranked]
     if not len(answered):
         return best
-    for share in FLOOR_SHARES:
-        floor = float(np.quantile(answered, share))
+    for step in range(int(np.floor(answered.min() / FLOOR_STEP)), int(np.ceil(answered.max() / FLOOR_STEP)) + 1):
+        floor = step * FLOOR_STEP
         qf = rows.null_quantile(w, false_abstain, confidence, bounded_with, floor)
         if qf is None:
             break  # a higher floor refuses more answerable rows still
