@@ -50,21 +50,25 @@ def asked_words(text: str) -> str:
 # to the end of the line, or after "saying" / "that says" in a clause that names a message or a
 # sending, to the end of that clause ("send a Slack message to #ops saying the deploy is done").
 _LABELLED = re.compile(r"\b(?:body|message)\s*:\s+[^\n]*", re.IGNORECASE)
-_SAYING = re.compile(r"\b(?:saying|that says|which says)\s+((?:[^.!?;\n]|[.!?](?=\S))*?)(?=[.!?;](?:\s|$)|,?\s+(?:and\s+)?then\b|$)",
+_SAYING = re.compile(r"\b(?:saying|that says|which says)\s+(?:[^.!?;\n]|[.!?](?=\S))*?(?=[.!?;](?:\s|$)|,?\s+(?:and\s+)?then\b|$)",
                      re.IGNORECASE)
 _MESSAGE = re.compile(r"\b(?:messages?|notes?|comments?|alerts?|repl(?:y|ies)|texts?|e-?mails?|mails?|notifications?|sticky|post|"
                       r"dm|sms|whatsapp|telegram|send|tell|ping|notify|remind|respond|answer|write)\b", re.IGNORECASE)
 
 
+_SENTENCE_END = re.compile(r"[.!?;\n]")
+
+
 def _payload(m: re.Match[str]) -> str:
-    before = m.string[max(0, m.start() - 80): m.start()]
-    before = re.split(r"[.!?;\n]", before)[-1]
-    return " " if _MESSAGE.search(before) else m.group()
+    """Blank for what follows "saying" when its clause (up to 80 characters back) names a message or a sending."""
+    clause = _SENTENCE_END.split(m.string[max(0, m.start() - 80): m.start()])[-1]
+    return " " if _MESSAGE.search(clause) else m.group()
 
 
 def without_quotes(text: str) -> str:
     """``text`` with what it quotes taken out ("create a task 'Update pricing page'" -> "create a task"),
-    but for a quoted identifier, which names a tool ("run 'git_log'")."""
+    but for a quoted identifier, which names a tool ("run 'git_log'"), and with a message it hands over
+    without quotes (:data:`_LABELLED`, :data:`_SAYING`)."""
     text = _QUOTED.sub(lambda m: m.group() if is_identifier(next(g for g in m.groups() if g).strip()) else " ", text)
     return _SAYING.sub(_payload, _LABELLED.sub(" ", text))
 
