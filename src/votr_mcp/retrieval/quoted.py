@@ -70,7 +70,9 @@ def without_quotes(text: str) -> str:
     but for a quoted identifier, which names a tool ("run 'git_log'"), and with a message it hands over
     without quotes (:data:`_LABELLED`, :data:`_SAYING`)."""
     text = _QUOTED.sub(lambda m: m.group() if is_identifier(next(g for g in m.groups() if g).strip()) else " ", text)
-    return _SAYING.sub(_payload, _LABELLED.sub(" ", text))
+    if ":" in text:
+        text = _LABELLED.sub(" ", text)
+    return _SAYING.sub(_payload, text) if "ay" in text or "AY" in text else text  # (saying, says: most requests have neither)
 
 
 def is_identifier(name: str) -> bool:
