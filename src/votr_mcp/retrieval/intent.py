@@ -288,7 +288,8 @@ def text_actions(name: str, description: str) -> frozenset[str]:
     sentence up to where it turns to what the tool serves (:func:`what_it_does`), or all of it when
     that part states no action ("A plugin for generating images")."""
     first = description.strip().split(". ")[0][:200]
-    return _actions_of(words_of(name) + words_of(what_it_does(first))) or _actions_of(words_of(name) + words_of(first))
+    named = words_of(name)
+    return _actions_of(named + words_of(what_it_does(first))) or _actions_of(named + words_of(first))
 
 
 def _actions_of(words: list[str]) -> frozenset[str]:
