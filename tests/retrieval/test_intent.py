@@ -10,7 +10,6 @@ from votr_mcp.retrieval.intent import (
     text_actions,
     unwritten_verb,
     verb_words,
-    what_it_does,
 )
 from votr_mcp.retrieval.quoted import asked_words, is_identifier, named_tools, without_quotes
 from votr_mcp.retrieval.request_object import names_object, request_object
@@ -369,19 +368,6 @@ def test_opening_a_ticket_creates_it_and_opening_a_file_reads_it():
 def test_a_tool_described_by_a_verbs_ing_form_does_that_action():
     assert "stage" in text_actions("git_add", "Adds file contents to the staging area")
     assert "push" in text_actions("sync", "Pushing local commits to the remote")
-
-
-def test_what_a_tool_serves_is_no_action_of_it():
-    # MSC-Bench's Oura and Moodle tools: read-only, whatever their descriptions say they enable
-    assert text_actions("get_today_sleep_data", "Retrieve today's sleep data for detailed insights via the Oura MCP "
-                        "Server, enabling analysis of sleep patterns") == {"read"}
-    assert text_actions("get_today_readiness_data", "Fetch today's readiness data from the Oura API to analyze personal "
-                        "health and recovery metrics for informed decision-making.") == {"read"}
-    assert text_actions("list_vlans", "Retrieve and display all VLANs configured on OPNSense firewalls, enabling "
-                        "efficient network management and configuration") == {"read"}
-    assert what_it_does("Adds file contents to the staging area") == "Adds file contents to the staging area"
-    # a sentence that states no action before its purpose is read whole
-    assert text_actions("placid", "A plugin for generating images, PDFs and videos from templates.") == {"create"}
 
 
 def test_names_and_quantifiers_are_no_kind_of_object():

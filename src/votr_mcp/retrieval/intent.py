@@ -16,7 +16,7 @@ from votr_mcp.retrieval.request_words import past_name, request_words
 from votr_mcp.retrieval.verbs import ACTION_OF, ACTIONS, SYNONYMS, action_word
 
 __all__ = ["action_at", "class_at", "clause_verb_words", "is_question", "lead_at", "opens_new", "reads_first",
-           "request_action", "text_actions", "unwritten_verb", "verb_words", "what_it_does"]
+           "request_action", "text_actions", "unwritten_verb", "verb_words"]
 
 _FILLER = frozenset({"please", "can", "could", "would", "will", "you", "i", "want", "need", "to", "like", "me", "us",
                      "just", "quickly", "now", "also", "hey", "hi", "ok", "okay", "so", "then", "and", "let", "lets",
@@ -284,41 +284,10 @@ def opens_new(after: Sequence[str]) -> bool:
 
 
 def text_actions(name: str, description: str) -> frozenset[str]:
-    """The actions a tool's name and the first sentence of its description say it performs: the
-    sentence up to where it turns to what the tool serves (:func:`what_it_does`), or all of it when
-    that part states no action ("A plugin for generating images")."""
+    """The actions a tool's name and the first sentence of its description say it performs."""
     first = description.strip().split(". ")[0][:200]
-    named = words_of(name)
-    return _actions_of(named + words_of(what_it_does(first))) or _actions_of(named + words_of(first))
-
-
-def _actions_of(words: list[str]) -> frozenset[str]:
+    words = words_of(name) + words_of(first)
     return frozenset(a for a in (action_word(w) or action_word(stem(w)) or _gerund_action(w) for w in words) if a is not None)
-
-
-# Where a description's sentence turns from what the tool does to what that serves: a participle after
-# a comma, "by"/"for"/"while" with one, "enabling", "allowing", "helping", "so that", and a participle
-# compound ("decision-making").
-_PURPOSE = re.compile(r",\s+(?:and\s+)?[a-z]+ing\b|\b(?:by|for|while|thereby|thus)\s+[a-z]+ing\b|-[a-z]+ing\b|"
-                      r"\b(?:enabling|allowing|helping|facilitating|ensuring|empowering|making it|so that|in order to)\b",
-                      re.IGNORECASE)
-_TO_VERB = re.compile(r"\bto\s+([A-Za-z]+)")
-
-
-def what_it_does(sentence: str) -> str:
-    """A description's sentence up to where it says what the tool serves rather than what it does:
-    "Retrieve today's sleep data via the Oura API, enabling analysis of sleep patterns" and "Fetch
-    readiness data from the Oura API to analyze recovery metrics for informed decision-making" fetch
-    and retrieve; they enable, analyze and make nothing. Read by every check of what a tool does
-    (rerank ``does_agree``, evidence ``action_supported``, named servers): over MSC-Bench's tools a
-    purpose clause made 'Retrieve a list of quizzes …, enabling efficient course management' an
-    update, which let "change my bedtime target in Oura" pass as done by Oura's read-only tools."""
-    cut = _PURPOSE.search(sentence)
-    end = cut.start() if cut is not None else len(sentence)
-    for m in _TO_VERB.finditer(sentence, 0, end):  # "... to analyze recovery metrics": an infinitive of purpose
-        if action_word(m.group(1).lower()) is not None:
-            return sentence[:m.start()]
-    return sentence[:end]
 
 
 def _gerund_action(word: str) -> str | None:
