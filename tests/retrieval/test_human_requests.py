@@ -339,3 +339,11 @@ def test_requests_named_in_the_plural_go_to_the_tool_that_names_them_so(registry
     assert listed[0] == "playwright__browser_network_requests", listed
     one = registry.search("show me the request to /api/login the page just made")
     assert "playwright__browser_network_request" in [h.call_name for h in one.ranked[:3]]
+
+
+def test_a_verb_only_a_tools_example_requests_say_is_one_it_does(registry):
+    # git_reset "Unstages all staged changes"; its examples say "undo git add".
+    undo = registry.search("undo my git add of config.yaml")
+    assert undo.evidence["verb_offered"] == 1.0 and "git__git_reset" in [h.call_name for h in undo.hits]
+    clone = registry.search("git clone https://github.com/psf/requests into ~/src")  # no tool clones a repository
+    assert clone.evidence["verb_offered"] == 0.0 and clone.abstained, [h.call_name for h in clone.hits]

@@ -14,7 +14,7 @@ from votr_mcp.retrieval.intent import (
 from votr_mcp.retrieval.quoted import asked_words, is_identifier, named_tools, without_quotes
 from votr_mcp.retrieval.request_object import names_object, request_object
 from votr_mcp.retrieval.request_words import named_first, request_words, written_whole
-from votr_mcp.retrieval.rerank import QueryView
+from votr_mcp.retrieval.rerank import QueryView, ToolView, example_actions
 from votr_mcp.retrieval.values import last_reference, request_values, taken_values, values_taken
 from votr_mcp.retrieval.verbs import LITERAL_OPERATIONS, specific_operations
 
@@ -448,3 +448,22 @@ def test_booking_is_its_own_operation_and_reserving_is_booking():
     assert request_action("book a flight to Paris") == "book"
     assert request_action("reserve a table for two at 8") == "book"
     assert "book" in text_actions("create_booking", "Creates a booking for a hotel room")  # no conflict with it
+
+
+@pytest.mark.parametrize("text,verb", [
+    ("git clone https://github.com/psf/requests into ~/src", "clone"),
+    ("git stash my changes", "stash"),
+    ("please git push my branch", "push"),
+    ("git log for the last two weeks", None),  # the log it reads (a question or a noun, as "show the git log")
+    ("git repositories I cloned last week, list them", None),  # the program names a thing here
+])
+def test_a_program_named_before_its_operation_leads_with_that_operation(text, verb):
+    assert request_action(text) == verb
+
+
+def test_a_tool_does_what_its_example_requests_lead_with_but_an_action_class_only_by_its_own_text():
+    examples = ("undo git add", "unstage everything I added", "can you clear out everything I've staged so far?",
+                "lösche alles aus dem Index")  # (another language's verbs are read by foreign_verbs, not here)
+    assert example_actions(examples) == {"undo", "unstage"}  # not "delete": a class is read from the tool's own text
+    reset = ToolView.of("git_reset", "git", "Unstages all staged changes", examples=examples)
+    assert "undo" in reset.does and "delete" not in reset.does

@@ -12,6 +12,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from votr_mcp.catalog.models import Tool
+from votr_mcp.index.known_examples import examples_of
 from votr_mcp.index.text import parameter_text
 from votr_mcp.index.tokenize import words_of
 from votr_mcp.retrieval.bulk import NumberPair, pair_bulk, pair_number, plural_first, query_bulk
@@ -118,7 +119,7 @@ def replacements(tools: Sequence[Tool]) -> dict[int, int]:
 
 
 def _view(tool: Tool) -> ToolView:
-    return ToolView.of(tool.name, tool.server, tool.description, parameter_text(tool))
+    return ToolView.of(tool.name, tool.server, tool.description, parameter_text(tool), examples_of(tool))
 
 
 @dataclass(frozen=True, slots=True)

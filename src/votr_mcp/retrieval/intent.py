@@ -140,11 +140,18 @@ def request_action(text: str, words: Sequence[str] | None = None) -> str | None:
     ``words``: its :func:`request_words` when the caller has them."""
     words = request_words(text) if words is None else words
     at = lead_at(words)
+    if (at is not None and words[at] in _COMMANDS and at + 1 < len(words) and words[at + 1] != "log"
+            and action_word(words[at + 1]) is not None):
+        at += 1  # "git clone https://…", "pip install pandas": the command line's verb is the request's ("git log" reads one)
     if at is None or ("i" in words[:at] and not _ASKING.intersection(words[:at])):
         # "I run a small shop", "I'm new to Notion": the speaker says what they do or are, and may
         # ask in the next clause ("I misspelled him in memory, rename the entity 'Jon Smyth'")
         return _asked_next(text)
     return action_at(words, at)
+
+
+# Programs people name before the operation they want, as on a command line ("git stash my changes").
+_COMMANDS = frozenset({"git", "gh", "npm", "pip", "yarn", "docker", "kubectl", "brew", "cargo", "apt"})
 
 
 def _asked_next(text: str) -> str | None:

@@ -107,7 +107,8 @@ class TextRanker:
             return True
         if verb in OFFERED_BY_OBJECT and any(o in vocabulary for o in view.objects):
             return True
-        return named(verb_forms(verb))
+        # or its example requests lead with it ("undo git add" of a tool that "unstages" changes)
+        return named(verb_forms(verb)) or any(verb in self._features.views[int(i)].does for i in head)
 
     def _adapted(self, text: str, vec: NDArray[np.float32]) -> NDArray[np.float32]:
         """The query vector the dense list reads: corrected by the query adapter when it is on and

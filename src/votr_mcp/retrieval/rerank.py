@@ -71,7 +71,7 @@ from votr_mcp.retrieval.quoted import without_quotes
 from votr_mcp.retrieval.request_object import request_object
 from votr_mcp.retrieval.request_words import request_words, written_whole
 from votr_mcp.retrieval.values import taken_values, values_taken
-from votr_mcp.retrieval.verbs import action_word, specific_operations
+from votr_mcp.retrieval.verbs import ACTIONS, action_word, specific_operations
 from votr_mcp.settings import describe
 
 Finite = Annotated[float, Field(allow_inf_nan=False)]
@@ -229,14 +229,27 @@ class ToolView:
     takes: frozenset[str] = frozenset()  # the kinds of value its parameters take (values.taken_values)
 
     @classmethod
-    def of(cls, name: str, server: str, description: str = "", parameters: str = "") -> ToolView:
-        """``parameters``: the tool's parameter names and descriptions in words (index.text.parameter_text)."""
+    def of(cls, name: str, server: str, description: str = "", parameters: str = "",
+           examples: Sequence[str] = ()) -> ToolView:
+        """``parameters``: the tool's parameter names and descriptions in words (index.text.parameter_text);
+        ``examples``: requests people make of it (index.known_examples), whose leading verbs it does too."""
         words = words_of(name)
         distinct = server_name_words(server)
         phrase = " ".join(words)
         said = frozenset(stem(w) for w in words_of(f"{name} {description}"))
+        does = text_actions(name, description) | example_actions(examples)
         return cls(frozenset(content_tokens(name)), f" {phrase} " if len(phrase) >= 6 else "", distinct, action_of(words),
-                   text_actions(name, description), said, taken_values(parameters))
+                   does, said, taken_values(parameters))
+
+
+def example_actions(examples: Sequence[str]) -> frozenset[str]:
+    """The specific operations (verbs.action_word: undo, stage, switch, …, not a class such as
+    create or delete) that an English example request leads with: what people ask the tool to do in
+    their own words, which its terse description may not say (``git_reset``, "Unstages all staged
+    changes", is asked to "undo git add"). A class is read from the tool's own texts only: an
+    example's loose verb ("clear out everything I've staged") would make the tool one that deletes,
+    and a near-miss ("delete the branch") look served."""
+    return frozenset(a for e in examples if is_english(e) for a in [request_action(e)] if a is not None and a not in ACTIONS)
 
 
 def head_features(query: QueryView, tools: Sequence[ToolView], bulk: NDArray[np.int8], *, fused: NDArray[np.float64],
