@@ -341,6 +341,20 @@ def test_requests_named_in_the_plural_go_to_the_tool_that_names_them_so(registry
     assert "playwright__browser_network_request" in [h.call_name for h in one.ranked[:3]]
 
 
+_KEEPS = {"memory__create_entities", "memory__add_observations", "memory__create_relations"}
+
+
+@pytest.mark.parametrize("request_", [
+    "note down that the deploy key rotates every 90 days",  # not browser_press_key
+    "jot down that the wifi password at the cabin is pinecone42",
+    "remember that the API rate limit for partner accounts is 500 requests per minute",  # not browser_network_requests
+    "don't forget that the staging database password changes on Fridays",  # not git_commit
+])
+def test_a_request_to_keep_a_fact_finds_the_tools_that_keep_facts_whatever_the_fact_names(registry, request_):
+    result = registry.search(request_)
+    assert result.hits and result.hits[0].call_name in _KEEPS, [h.call_name for h in result.ranked[:3]]
+
+
 def test_a_verb_only_a_tools_example_requests_say_is_one_it_does(registry):
     # git_reset "Unstages all staged changes"; its examples say "undo git add".
     undo = registry.search("undo my git add of config.yaml")

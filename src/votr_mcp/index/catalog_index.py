@@ -19,6 +19,7 @@ from votr_mcp.catalog.models import Catalog
 from votr_mcp.index.bm25 import BM25Index
 from votr_mcp.index.coarse import COARSE_TOOLS, CoarsePass
 from votr_mcp.index.dense import Embedder, EmbeddingCache, JointEmbedder, SparseEncoder, embed_cached, l2_normalise
+from votr_mcp.index.frames import fact_frame
 from votr_mcp.index.known_examples import examples_of
 from votr_mcp.index.sparse import SparseIndex, postings_sum
 from votr_mcp.index.splade import DOC_TERMS, DOC_TOKENS, pack, unpack_rows
@@ -115,6 +116,14 @@ MCP-Zero lends registry examples to a few dozen of its tools: the list there mov
 .829 -> .815, by moving tools in and out of the dense list's weight rather than by the examples."""
 
 
+def indexed_examples(tool: Tool) -> tuple[str, ...]:
+    """The example requests embedded for a tool: its examples (index.known_examples), then the frames
+    of those that keep a fact (index.frames), which a request keeping another fact matches. The
+    frames are on the nearest-example list only: the tool's vector (Tool2Vec) is its examples' mean."""
+    own = examples_of(tool)
+    return own + tuple(f for e in own for f in [fact_frame(e)] if f is not None)
+
+
 def build_lexical(catalog: Catalog) -> LexicalIndex:
     texts = [tool_lexical_text(t) for t in catalog]
     tokens = [tokenize(t) for t in texts]
@@ -126,7 +135,7 @@ def dense_texts(catalog: Catalog) -> list[str]:
     then example queries (Tool2Vec). A store can pre-embed exactly these."""
     pairs = [server_texts(s) for s in catalog.servers.values()]
     return ([tool_dense_text(t) for t in catalog] + [p[0] for p in pairs] + [p[1] for p in pairs]
-            + [e for t in catalog for e in examples_of(t)])
+            + [e for t in catalog for e in indexed_examples(t)])
 
 
 def build_dense(catalog: Catalog, embedder: Embedder, cache: EmbeddingCache | None) -> DenseIndex:
@@ -145,12 +154,12 @@ def build_dense(catalog: Catalog, embedder: Embedder, cache: EmbeddingCache | No
     if example_texts:
         offset = n + 2 * m
         for i, tool in enumerate(catalog):
-            own = examples_of(tool)
+            own = indexed_examples(tool)
             if own:
                 examples = vectors[offset : offset + len(own)]
                 offset += len(own)
                 t2v_rows.append(i)
-                t2v_vectors.append(l2_normalise(tools[i] + examples.mean(axis=0)))
+                t2v_vectors.append(l2_normalise(tools[i] + examples[: len(examples_of(tool))].mean(axis=0)))
                 owners += [i] * len(own)
     tools = np.ascontiguousarray(tools)
     return DenseIndex(
@@ -238,7 +247,7 @@ def restack_dense(old: DenseIndex, catalog: Catalog, rows: Rows, embedder: Embed
     fresh = [t for t, r in zip(catalog, rows) if r is None]
     servers = list(catalog.servers.values())
     pairs = [server_texts(s) for s in servers]
-    example_texts = [e for t in fresh for e in examples_of(t)]
+    example_texts = [e for t in fresh for e in indexed_examples(t)]
     texts = [tool_dense_text(t) for t in fresh] + [p[0] for p in pairs] + [p[1] for p in pairs] + example_texts
     vectors = embed_cached(embedder, texts, cache) if texts else np.zeros((0, old.tools.shape[1]), dtype=np.float32)
     keep = np.array([r if r is not None else -1 for r in rows], dtype=np.intp)
@@ -262,9 +271,9 @@ def restack_dense(old: DenseIndex, catalog: Catalog, rows: Rows, embedder: Embed
     kept_vectors, kept_owners = _kept_examples(old, keep)
     new_owners: list[int] = []
     for row, tool in zip(new_rows, fresh):
-        own = examples_of(tool)
+        own = indexed_examples(tool)
         if own:
-            vec = l2_normalise(tools[row] + vectors[offset : offset + len(own)].mean(axis=0))
+            vec = l2_normalise(tools[row] + vectors[offset : offset + len(examples_of(tool))].mean(axis=0))
             if shared:
                 t2v_rows.append(int(row))
                 t2v_vectors.append(vec)

@@ -26,6 +26,7 @@ from votr_mcp.catalog.naming import call_names
 from votr_mcp.errors import RetrievalError
 from votr_mcp.index.catalog_index import DenseIndex, LexicalIndex, build_dense, build_lexical, restack_dense, restack_lexical
 from votr_mcp.index.dense import Embedder, EmbeddingCache, MemoryEmbeddingCache, embed_cached
+from votr_mcp.index.frames import fact_frame, with_frame
 from votr_mcp.index.text import query_dense_text
 from votr_mcp.index.tokenize import content_tokens
 from votr_mcp.retrieval.abstention import NullRequests
@@ -260,13 +261,19 @@ class Retriever(NullRequests):
 
     def embed(self, texts: Sequence[str], cache: EmbeddingCache | None = None) -> dict[str, NDArray[np.float32]]:
         """Query vectors keyed by text, in one encode call (empty when dense is not ready). The model
-        reads each text as :func:`query_dense_text` gives it; ``cache`` (evaluation runs) keeps them."""
+        reads each text as :func:`query_dense_text` gives it, and a request to keep a fact with its
+        frame as well (index.frames); ``cache`` (evaluation runs) keeps them."""
         if self.embedder is None or self._dense is None or not texts:
             return {}
         unique = list(dict.fromkeys(texts))
         read = [query_dense_text(t) for t in unique]
-        matrix = embed_cached(self.embedder, read, cache) if cache is not None else self.embedder.encode(read)
-        return dict(zip(unique, matrix))
+        frames = {i: f for i, t in enumerate(read) for f in [fact_frame(t)] if f is not None}
+        batch = read + list(frames.values())
+        matrix = embed_cached(self.embedder, batch, cache) if cache is not None else self.embedder.encode(batch)
+        vectors = dict(zip(unique, matrix[: len(unique)]))
+        for j, i in enumerate(frames):
+            vectors[unique[i]] = with_frame(matrix[i], matrix[len(unique) + j])
+        return vectors
 
     def request_vectors(self, texts: Sequence[str],
                         cache: EmbeddingCache | None = None) -> dict[str, NDArray[np.float32]]:
