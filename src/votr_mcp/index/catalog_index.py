@@ -15,7 +15,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import sparse as sp
 
-from votr_mcp.catalog.models import Catalog
+from votr_mcp.catalog.models import Catalog, Tool
 from votr_mcp.index.bm25 import BM25Index
 from votr_mcp.index.coarse import COARSE_TOOLS, CoarsePass
 from votr_mcp.index.dense import Embedder, EmbeddingCache, JointEmbedder, SparseEncoder, embed_cached, l2_normalise

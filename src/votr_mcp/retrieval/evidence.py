@@ -35,8 +35,9 @@ channels, each feature oriented so that more means "a tool fits":
   list and read), else 1;
 - ``verb_offered``: 0 when an English request leads with a specific operation (push, stash, rebase,
   zip, print, ...: verbs.LITERAL_OPERATIONS) that none of the first five ranked tools names
-  anywhere in its texts, nor leads its example requests with (rerank.example_actions), else 1: "push my commits to origin" where the git server only commits (a
-  tool that does it deep in a big catalog is not what this search hands on). Explaining,
+  anywhere in its texts, nor leads its example requests with (rerank.example_actions), else 1:
+  "push my commits to origin" where the git server only commits (a tool that does it deep in a
+  big catalog is not what this search hands on). Explaining,
   brainstorming and rewriting count as such operations: "explain recursion like I'm five" is chat
   where no tool says it explains (and "explain https://…" reads the page: intent.reads_first).
   Booking counts where a ranked tool books or reserves, or any tool names what is booked ("book a

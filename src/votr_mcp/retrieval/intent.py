@@ -142,7 +142,7 @@ def request_action(text: str, words: Sequence[str] | None = None) -> str | None:
     at = lead_at(words)
     if (at is not None and words[at] in _COMMANDS and at + 1 < len(words) and words[at + 1] != "log"
             and action_word(words[at + 1]) is not None):
-        at += 1  # "git clone https://…", "pip install pandas": the command line's verb is the request's ("git log" reads one)
+        at += 1  # "git clone https://…", "pip install pandas": the command line's verb ("git log" reads one)
     if at is None or ("i" in words[:at] and not _ASKING.intersection(words[:at])):
         # "I run a small shop", "I'm new to Notion": the speaker says what they do or are, and may
         # ask in the next clause ("I misspelled him in memory, rename the entity 'Jon Smyth'")
