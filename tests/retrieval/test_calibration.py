@@ -390,6 +390,8 @@ def test_the_action_gate_refuses_what_no_ranked_tool_does_when_it_clears_the_bar
     assert action_unsupported(unsupported) and action_unsupported(elsewhere) and not action_unsupported(done)
     named = {**done, "object_given": 1.0}  # ... but the request names a file the tools doing it do not act on
     assert action_unsupported(named) and not action_unsupported({**named, "object_supported": 1.0})
+    # The service the request names has no tool that does it ("delete the Heroku app" where Heroku only lists).
+    assert action_unsupported({**done, "object_supported": 1.0, "server_supported": 0.0})
     assert cal.action_gated(unsupported, margin=0.4) and cal.action_gated(elsewhere, margin=0.99)
     assert not cal.action_gated(unsupported, margin=1.5)  # it fits well enough for the sum of the evidence to decide
     assert not cal.action_gated(done, margin=0.1)

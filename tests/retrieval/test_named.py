@@ -50,3 +50,13 @@ def test_a_service_is_named_by_a_name_not_by_a_common_word_in_passing(servers):
 def test_no_verb_or_no_named_service_reads_as_supported(servers):
     assert supports(servers, "what did I change in Heroku yesterday?")  # a question leads with no verb
     assert supports(servers, "delete the staging app")  # no service named: other evidence decides
+
+
+def test_a_named_service_is_read_from_and_one_that_says_no_action_may_do_any():
+    tools = [("Hacker News", "post_story", "Create a story post."), ("Agones", "Agones", "Access soccer match results.")]
+    servers = NamedServers([s for s, _, _ in tools], [ToolView.of(n, s, d) for s, n, d in tools])
+    # Its only tool posts, but a service one names is there to be read from.
+    assert servers.supports("show me the latest Hacker News stories", QueryView.of("show me the latest Hacker News stories"))
+    assert not servers.supports("delete my Hacker News story", QueryView.of("delete my Hacker News story"))
+    # Agones's tool says it gives access, no action: nothing says it does not delete.
+    assert servers.supports("delete the Agones results from 2015", QueryView.of("delete the Agones results from 2015"))

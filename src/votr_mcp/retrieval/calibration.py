@@ -299,13 +299,17 @@ def abstain_features(evidence: Mapping[str, float]) -> dict[str, float]:
 
 def action_unsupported(evidence: Mapping[str, float]) -> bool:
     """Whether the evidence says no ranked tool does the request's action: none of the first five
-    says it does the verb the request leads with ("squash my last 4 commits"), or the tools that do
+    says it does the verb the request leads with ("squash my last 4 commits"), the service it names
+    has no tool that does it ("delete the Heroku app" where Heroku's tools list and read: evidence
+    server_supported; added 2026-11-28, the gate fit on the shipped weights stays 4.0 and refuses 4
+    more no-tool dev rows for no more false abstention), or the tools that do
     it act on something else and either the first tool's action is another one ("put a password on
     budget.xlsx" where the spreadsheet tools set, but settings and layouts) or the request names
     what it acts on outright ("delete /tmp/old_report.pdf" where they delete sheets and images:
     evidence.object_given)."""
-    return evidence.get("action_supported", 1.0) == 0.0 or (evidence.get("object_supported", 1.0) == 0.0 and (
-        evidence.get("action_fit", 1.0) == 0.0 or evidence.get("object_given", 0.0) == 1.0))
+    return evidence.get("action_supported", 1.0) == 0.0 or evidence.get("server_supported", 1.0) == 0.0 or (
+        evidence.get("object_supported", 1.0) == 0.0 and (
+            evidence.get("action_fit", 1.0) == 0.0 or evidence.get("object_given", 0.0) == 1.0))
 
 
 def abstain_score(features: dict[str, float], weights: dict[str, float]) -> float:

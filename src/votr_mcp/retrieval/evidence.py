@@ -30,9 +30,9 @@ channels, each feature oriented so that more means "a tool fits":
   (null_requests.txt): everyday chat reads like chat in any catalog and any of USE's languages;
 - ``tool_request``: the log-odds that the request asks to act at all rather than to talk
   (tool_request.py), read from the request alone; 0 when no model reads it;
-- ``server_supported``: 0 when the request leads with a verb and names servers of the catalog
-  (named.py) none of whose tools says it does that ("delete the Heroku app …" where Heroku's tools
-  list and read), else 1;
+- ``server_supported``: 0 when the request leads with a verb other than reading and names servers
+  of the catalog (named.py) none of whose tools says it does that ("delete the Heroku app …" where
+  Heroku's tools list and read; a server whose tools say no action at all is not judged), else 1;
 - ``verb_offered``: 0 when an English request leads with a specific operation (push, stash, rebase,
   zip, print, ...: verbs.LITERAL_OPERATIONS) that none of the first five ranked tools names
   anywhere in its texts, nor leads its example requests with (rerank.example_actions), else 1:

@@ -75,12 +75,15 @@ class NamedServers:
         return sorted(s for s in candidates if self._words[s] <= tokens and self._words[s] <= as_name)
 
     def supports(self, text: str, query: QueryView) -> bool:
-        """False when the request leads with a verb and names servers of the catalog, none of whose
-        tools says it does that (in its name or its description's first sentence); else True."""
-        if query.verb is None:
+        """False when the request leads with a verb other than reading and names servers of the
+        catalog, none of whose tools says it does that (in its name or its description's first
+        sentence); else True. A service named is there to be read from ("show me the latest
+        HackerNews stories" where the news tool says it fetches), and a server none of whose tools
+        says any action (MetaTool's "Agones": "Access soccer match results") may do any."""
+        if query.verb is None or query.verb == "read":
             return True
         named = self.named(text, query.tokens)
-        return not named or any(query.verb in self._actions(s) for s in named)
+        return not named or any(query.verb in self._actions(s) or not self._actions(s) for s in named)
 
     def _actions(self, server: str) -> frozenset[str]:
         found = self._does.get(server)
