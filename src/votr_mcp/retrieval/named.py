@@ -78,8 +78,9 @@ class NamedServers:
         """False when the request leads with a verb other than reading and names servers of the
         catalog, none of whose tools says it does that (in its name or its description's first
         sentence); else True. A service named is there to be read from ("show me the latest
-        HackerNews stories" where the news tool says it fetches), and a server none of whose tools
-        says any action (MetaTool's "Agones": "Access soccer match results") may do any."""
+        HackerNews stories" names a news tool whose one stated action is to create), and a server
+        none of whose tools says any action (MetaTool's "Agones": "Access soccer match results")
+        may do any."""
         if query.verb is None or query.verb == "read":
             return True
         named = self.named(text, query.tokens)
