@@ -361,13 +361,3 @@ def test_a_verb_only_a_tools_example_requests_say_is_one_it_does(registry):
     assert undo.evidence["verb_offered"] == 1.0 and "git__git_reset" in [h.call_name for h in undo.hits]
     clone = registry.search("git clone https://github.com/psf/requests into ~/src")  # no tool clones a repository
     assert clone.evidence["verb_offered"] == 0.0 and clone.abstained, [h.call_name for h in clone.hits]
-
-
-@pytest.mark.parametrize("query,expected", [
-    ("bring data.csv into the workbook", "excel__import_csv"),  # not export_csv, which shares every word
-    ("load orders.csv into the spreadsheet", "excel__import_csv"),
-    ("save the Costs sheet of budget.xlsx to costs.csv", "excel__export_csv"),  # not import_csv
-    ("I need the Summary sheet of q3.xlsx as a CSV for the accountants", "excel__export_csv"),
-])
-def test_a_request_that_moves_data_gets_the_tool_that_moves_it_that_way(registry, query, expected):
-    assert registry.search(query).ranked[0].call_name == expected, [h.call_name for h in registry.search(query).ranked[:3]]

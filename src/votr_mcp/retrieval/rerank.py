@@ -31,12 +31,7 @@ took human-mcpzero to .558). Requests in other languages read their verb from a 
 (foreign_verbs.py), "summarize <a URL>" reads the page, "open a ticket" creates, and the object check
 reads names and files as people write them: .802, .558, .577, .636, .889, .925, .828; word matching
 that skips what a request quotes, "it" named from the step before and a service named first with a
-colon: .807, .558, .577, .637, .911, .934, .843. ``flow_agree`` and ``flow_conflict`` (flows.py: "bring
-data.csv into the workbook" is ``import_csv``, not ``export_csv``; "turn README.md into a PDF" is no
-``pdf-to-markdown``) were added on 2026-11-28 and refit by the recipe above; on the dev rows, cross-fitted
-(``votr-mcp eval --split dev``), top-1 went human-registry .819 -> .827, human-mcpzero .587 -> .599,
-MSC-Bench .915 -> .918, MetaTool .602 -> .601, the rest equal (human-mscbench's task rows .611 -> .639,
-its named-service rows .889 -> .852 by one near-tie the refit moved). The fit is shipped
+colon: .807, .558, .577, .637, .911, .934, .843. The fit is shipped
 as ``rerank.json`` next to ``calibration.json``. Feature groups double as the pipeline's ``dice``
 (name and server mentions) and ``intent`` (action, singular/bulk and value agreement) stages: switching
 one off sets its columns to their training mean, i.e. zero contribution, without refitting.
@@ -60,7 +55,6 @@ from pydantic.dataclasses import dataclass as pydantic_dataclass
 from votr_mcp.errors import RetrievalError
 from votr_mcp.index.tokenize import content_tokens, stem, words_of
 from votr_mcp.retrieval.bulk import query_bulk
-from votr_mcp.retrieval.flows import Flow, flow_fit, request_flow, tool_flow
 from votr_mcp.retrieval.foreign_verbs import foreign_verb
 from votr_mcp.retrieval.intent import (
     action_at,
@@ -117,15 +111,12 @@ FEATURES = (
     "bulk_conflict",    # the opposite
     "value_agree",      # share of the kinds of value the query gives (URL, path, email, time, IP, ...) the tool takes
     "does_agree",       # the query's leading verb is an action the tool's name or first sentence states
-    "flow_agree",       # the tool converts data the way the query moves it (flows.py: csv into a workbook, import_csv)
-    "flow_conflict",    # the tool converts it the other way (export_csv for "bring data.csv into the workbook")
 )
 SIGNS: Mapping[str, int] = {name: -1 if name.endswith("_conflict") else 1 for name in FEATURES}
 """The sign each feature's weight must have: +1 evidence for the tool, −1 evidence against it."""
 GROUPS: Mapping[str, tuple[str, ...]] = {
     "dice": ("name_cover", "name_mention", "server_mention"),
-    "intent": ("action_agree", "action_conflict", "bulk_agree", "bulk_conflict", "value_agree", "does_agree",
-               "flow_agree", "flow_conflict"),
+    "intent": ("action_agree", "action_conflict", "bulk_agree", "bulk_conflict", "value_agree", "does_agree"),
 }
 """Feature groups that a pipeline stage switches (see RetrievalConfig.dice / .intent)."""
 
@@ -170,7 +161,6 @@ class QueryView:
     digest: str = ""  # the verb read as "read" first ("summarize" in "summarize https://…"), else ""
     begun: bool = False  # it leads with "start" and something to run: a tool that creates it starts it too
     english: bool = True  # language.is_english: what it acts on is read from its words only in English
-    flow: Flow | None = None  # the kind of file it moves data from and the kind it wants (flows.request_flow)
 
     @classmethod
     def of(cls, text: str, tokens: Sequence[str] | None = None) -> QueryView:
@@ -208,7 +198,7 @@ class QueryView:
         if verb is not None and "cells" in values:
             objects |= _CELLS  # "merge A1:D1": the range is taken out of the object, cells are it
         return cls(frozenset(tokens if tokens is not None else content_tokens(text)), f" {' '.join(words)} ",
-                   first, actions, query_bulk(text), verb, objects, values, digest, begun, english, request_flow(text))
+                   first, actions, query_bulk(text), verb, objects, values, digest, begun, english)
 
     def done_by(self, tool: ToolView) -> bool:
         """Whether ``tool`` says it does what the request's leading verb asks: that action (to start
@@ -237,7 +227,6 @@ class ToolView:
     does: frozenset[str] = frozenset()  # actions its name and description's first sentence state
     words: frozenset[str] = frozenset()  # stemmed words of its name and description (what it acts on)
     takes: frozenset[str] = frozenset()  # the kinds of value its parameters take (values.taken_values)
-    flow: Flow | None = None  # the kinds of file its name says it converts from and to (flows.tool_flow)
 
     @classmethod
     def of(cls, name: str, server: str, description: str = "", parameters: str = "",
@@ -250,7 +239,7 @@ class ToolView:
         said = frozenset(stem(w) for w in words_of(f"{name} {description}"))
         does = text_actions(name, description) | example_actions(examples)
         return cls(frozenset(content_tokens(name)), f" {phrase} " if len(phrase) >= 6 else "", distinct, action_of(words),
-                   does, said, taken_values(parameters), tool_flow(name, server))
+                   does, said, taken_values(parameters))
 
 
 def example_actions(examples: Sequence[str]) -> frozenset[str]:
@@ -300,8 +289,6 @@ def head_features(query: QueryView, tools: Sequence[ToolView], bulk: NDArray[np.
         x[:, 15] = [len(query.values & tool.takes) / len(query.values) for tool in tools]
     if query.verb is not None:
         x[:, 16] = [1.0 if query.done_by(tool) else 0.0 for tool in tools]
-    if query.flow is not None:
-        x[:, 17:19] = [flow_fit(query.flow, tool.flow) for tool in tools]
     return x
 
 
