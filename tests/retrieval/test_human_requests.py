@@ -361,3 +361,11 @@ def test_a_verb_only_a_tools_example_requests_say_is_one_it_does(registry):
     assert undo.evidence["verb_offered"] == 1.0 and "git__git_reset" in [h.call_name for h in undo.hits]
     clone = registry.search("git clone https://github.com/psf/requests into ~/src")  # no tool clones a repository
     assert clone.evidence["verb_offered"] == 0.0 and clone.abstained, [h.call_name for h in clone.hits]
+
+
+def test_an_order_a_named_service_has_no_tool_for_is_refused_and_a_question_to_it_is_not(registry):
+    # Context7's tools resolve a library and read its docs; none adds a library to it.
+    added = registry.search("add our internal library acme-utils to Context7 so it shows up in searches")
+    assert added.evidence["server_supported"] == 0.0 and added.abstained, [h.call_name for h in added.hits]
+    read = registry.search("show me the Context7 docs for React hooks")
+    assert read.evidence["server_supported"] == 1.0 and read.hits[0].call_name.startswith("context7__")
