@@ -301,12 +301,11 @@ def action_unsupported(evidence: Mapping[str, float]) -> bool:
     """Whether the evidence says no ranked tool does the request's action: none of the first five
     says it does the verb the request leads with ("squash my last 4 commits"), the service it names
     has no tool that does it ("delete the Heroku app" where Heroku's tools list and read: evidence
-    server_supported; added 2026-11-28: the gate fit on the shipped weights stays 4.0 and refuses 4
-    more of the calibration's no-tool dev rows for as many false abstentions as before; over all dev
-    rows, one more on MCP-Zero and one more on MSC-Bench), or the tools that do
-    it act on something else and either the first tool's action is another one ("put a password on
-    budget.xlsx" where the spreadsheet tools set, but settings and layouts) or the request names
-    what it acts on outright ("delete /tmp/old_report.pdf" where they delete sheets and images:
+    server_supported, added 2026-11-28 with the shipped gate of 4.0 kept; eval/RESULTS.md at bcff3d5:
+    near-miss requests refused .540 -> .578 on the human test rows, pooled false abstention unchanged),
+    or the tools that do it act on something else and either the first tool's action is another
+    one ("put a password on budget.xlsx" where the spreadsheet tools set, but settings and layouts)
+    or the request names what it acts on outright ("delete /tmp/old_report.pdf" where they delete sheets and images:
     evidence.object_given)."""
     return evidence.get("action_supported", 1.0) == 0.0 or evidence.get("server_supported", 1.0) == 0.0 or (
         evidence.get("object_supported", 1.0) == 0.0 and (

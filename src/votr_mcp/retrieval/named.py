@@ -84,7 +84,7 @@ class NamedServers:
         if query.verb is None or query.verb == "read":
             return True
         named = self.named(text, query.tokens)
-        return not named or any(query.verb in self._actions(s) or not self._actions(s) for s in named)
+        return not named or any(not acts or query.verb in acts for acts in map(self._actions, named))
 
     def _actions(self, server: str) -> frozenset[str]:
         found = self._does.get(server)
