@@ -369,3 +369,9 @@ def test_an_order_a_named_service_has_no_tool_for_is_refused_and_a_question_to_i
     assert added.evidence["server_supported"] == 0.0 and added.abstained, [h.call_name for h in added.hits]
     read = registry.search("show me the Context7 docs for React hooks")
     assert read.evidence["server_supported"] == 1.0 and read.hits[0].call_name.startswith("context7__")
+
+
+def test_a_file_path_s_folder_and_file_names_are_no_words_of_the_request(registry):
+    # Read as words, "commit" and "guide" made this a request for git_show.
+    result = registry.search("read docs/commit-guide.md")
+    assert result.ranked[0].call_name.startswith("filesystem__read"), [h.call_name for h in result.ranked[:3]]

@@ -383,6 +383,14 @@ def test_word_matching_reads_neither_quotes_nor_the_how_many_of_a_count():
     assert "Monday.com" in asked_words("on Monday.com, move 'Homepage copy' to Done")
 
 
+def test_word_matching_reads_a_file_path_as_its_kind_only():
+    # "read docs/commit-guide.md" asks to read a Markdown file, not for a commit.
+    assert asked_words("read docs/commit-guide.md").split() == ["read", "md"]
+    assert asked_words("go through logs/app-1.log and ~/voice/memo_0412.mp3").split() == ["go", "through", "log", "and", "mp3"]
+    assert asked_words("delete /tmp/build_cache now").split() == ["delete", "now"]
+    assert asked_words("grab https://github.com/a/b/README.md").split() == ["grab", "https://github.com/a/b/README.md"]
+
+
 def test_a_statement_or_a_file_name_is_no_kind_of_object():
     assert request_object("remember that my dentist is Dr. Kim") == set()
     assert request_object("delete that file") == {"file"}  # "that" names the thing here

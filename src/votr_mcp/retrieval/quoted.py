@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from votr_mcp.retrieval.values import bounded
+from votr_mcp.retrieval.values import bounded, file_kinds_only
 
 __all__ = ["asked_words", "is_identifier", "named_tools", "without_quotes"]
 
@@ -42,9 +42,10 @@ _WEEKDAY = re.compile(r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b(?![.-]c
 
 def asked_words(text: str) -> str:
     """What word matching reads of a request: :func:`without_quotes`, without the "how many" of a
-    question that asks for a count ("how many docs are pending" is no match for ``update-many``) and
-    without the days of the week it names as dates ("due Monday" is no match for Monday.com's tools)."""
-    return _WEEKDAY.sub(" ", _COUNT_QUESTION.sub(" ", without_quotes(text)))
+    question that asks for a count ("how many docs are pending" is no match for ``update-many``),
+    without the days of the week it names as dates ("due Monday" is no match for Monday.com's tools)
+    and with each file path cut to its kind (values.file_kinds_only)."""
+    return _WEEKDAY.sub(" ", _COUNT_QUESTION.sub(" ", file_kinds_only(without_quotes(text))))
 
 
 # What a message says when the request writes it without quotes: after a label ("body: Hi Tom, ...")

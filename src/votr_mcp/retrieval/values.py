@@ -9,7 +9,7 @@ import re
 
 from votr_mcp.index.tokenize import words_of
 
-__all__ = ["MAX_WORD_CHARS", "VALUE_MARK", "bounded", "last_reference", "request_values", "taken_values", "values_taken"]
+__all__ = ["MAX_WORD_CHARS", "VALUE_MARK", "bounded", "file_kinds_only", "last_reference", "request_values", "taken_values", "values_taken"]
 
 MAX_WORD_CHARS = 96  # longer unbroken runs (pasted hashes, base64, minified text) carry no intent cue
 
@@ -18,13 +18,15 @@ MAX_WORD_CHARS = 96  # longer unbroken runs (pasted hashes, base64, minified tex
 # with a URL wants a tool that takes one ("grab the README of github.com/pallets/flask": fetch, not
 # a docs search), a clock time wants one with a time ("4pm Paris time in New York": convert_time), an
 # IP address or a CVE id one that looks it up ("who is 185.199.108.153 registered to?": a whois tool).
+_ABSOLUTE = r"(?:^|\s)(?:~|\.{1,2})?/[\w.-]+(?:/[\w.-]*)*"
+_FILE_KINDS = (r"(?:txt|md|json|csv|tsv|xlsx?|py|js|ts|tsx|ya?ml|log|pdf|png|jpe?g|gif|docx?|pptx?|html?|xml|sql|db|"
+               r"sqlite|toml|ini|cfg|sh|zip|tar|gz|mp[34]|wav)")
 _VALUES = {  # in this order: an address is read (and taken out) before its domain reads as a web site
     "email": re.compile(r"\b[\w.+-]+@[\w-]+\.[\w.]+\b"),
     "ip": re.compile(r"\b(?:\d{1,3}\.){3}\d{1,3}\b"),
     "url": re.compile(r"https?://\S+|\bwww\.\S+|\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|org|net|io|dev|ai|app|co|edu|gov|"
                       r"de|uk|fr|nl|eu|ch|at|se|dk|pl|ca|jp|shop|store|info|xyz|tech|site|online|blog)\b\S*", re.IGNORECASE),
-    "path": re.compile(r"(?:^|\s)(?:~|\.{1,2})?/[\w.-]+(?:/[\w.-]*)*|\b[\w-]+\.(?:txt|md|json|csv|tsv|xlsx?|py|js|ts|tsx|ya?ml|log|pdf|"
-                       r"png|jpe?g|gif|docx?|pptx?|html?|xml|sql|db|sqlite|toml|ini|cfg|sh|zip|tar|gz|mp[34]|wav)\b", re.IGNORECASE),
+    "path": re.compile(rf"{_ABSOLUTE}|\b[\w-]+\.{_FILE_KINDS}\b", re.IGNORECASE),
     "cve": re.compile(r"\bCVE-\d{4}-\d{4,}\b", re.IGNORECASE),
     "chain_address": re.compile(r"\b0x[0-9a-f]{40}\b", re.IGNORECASE),
     "coordinates": re.compile(r"-?\b\d{1,3}\.\d{2,}\s*,\s*-?\d{1,3}\.\d{2,}\b"),
@@ -81,6 +83,26 @@ def last_reference(text: str) -> str | None:
     rest = _VALUES["url"].sub(lambda m: " " * len(m.group()), text)  # a URL's own path is no file path
     found = urls + list(_VALUES["path"].finditer(rest))
     return max(found, key=lambda m: m.start()).group().strip() if found else None
+
+
+# A file path with its folders ("logs/app-1.log", "~/voice/memo.mp3", "/tmp/build_cache").
+_FILE_PATH = re.compile(rf"{_ABSOLUTE}|(?<![\w/.-])(?:[\w~.-]+/)*[\w-]+\.{_FILE_KINDS}\b", re.IGNORECASE)
+
+
+def file_kinds_only(text: str) -> str:
+    """``text`` with each file path it gives cut to its file kind ("go through logs/app-1.log" ->
+    "go through log"; "/tmp/build_cache" leaves nothing), a URL's own path left whole. The names of
+    folders and files are no words of what a request asks: as words to match, "show me package.json"
+    would be a request for git_show's package, but its ".pdf" says what a converter must read."""
+    urls = [m.span() for m in _VALUES["url"].finditer(text)]
+
+    def kind(m: re.Match[str]) -> str:
+        if any(start <= m.start() < end for start, end in urls):
+            return m.group()
+        name = m.group().strip().rsplit("/", 1)[-1]
+        return f" {name.rsplit('.', 1)[-1]} " if "." in name.strip(".") else " "
+
+    return _FILE_PATH.sub(kind, text)
 
 
 def taken_values(parameters: str) -> frozenset[str]:
