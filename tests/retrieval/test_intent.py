@@ -423,6 +423,13 @@ def test_a_service_named_before_a_colon_is_not_read_as_the_verb():
     assert request_words("fetch https://example.com")[0] == "fetch"
 
 
+def test_a_setting_a_request_opens_with_is_not_read_as_the_verb():
+    assert request_action("In Excel, add a sheet named 'Forecast 2025' to plan.xlsx") == "create"
+    assert request_action("On Discord, put a thumbs up on message 1182736450019283") == "create"
+    assert request_words("with git, show me the log")[:2] == ["show", "me"]
+    assert request_action("In my opinion, this is fine") is None  # a setting, then no order
+
+
 @pytest.mark.parametrize(("text", "action"), [("proofread this: their going to the store tomorow", "proofread"),
                                               ("summarise the following: the committee met on Tuesday", "run")])
 def test_what_a_request_points_at_before_a_colon_is_no_service(text, action):

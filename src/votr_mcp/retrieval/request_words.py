@@ -66,9 +66,16 @@ def _naming(text: str) -> re.Match[str] | None:
 
 
 def past_name(text: str) -> str:
-    """The request after the service it names first (:func:`named_first`), else all of it."""
+    """The request after the service it names first (:func:`named_first`) and after a setting it
+    opens with ("In Excel, add a sheet …", "On Discord, put a 👍 …"), else all of it."""
     found = _naming(text)
-    return text[found.end():] if found else text
+    rest = text[found.end():] if found else text
+    setting = _SETTING.match(rest)
+    return rest[setting.end():] if setting else rest
+
+
+# Where a request says it happens before what it asks: a short phrase and a comma.
+_SETTING = re.compile(r"\s*(?:in|on|inside|within|using|with|via|over in|from)\s+[^,.:;!?\n]{1,40},\s+(?=\S)", re.IGNORECASE)
 
 
 _POINTING = frozenset({"this", "these", "that", "those", "the", "it", "following", "below", "here", "my", "our", "me",
