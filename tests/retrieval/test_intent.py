@@ -391,6 +391,13 @@ def test_word_matching_reads_a_file_path_as_its_kind_only():
     assert asked_words("grab https://github.com/a/b/README.md").split() == ["grab", "https://github.com/a/b/README.md"]
 
 
+def test_the_name_given_to_a_new_thing_and_new_itself_are_no_object():
+    assert request_object("add a sheet named 'Forecast 2025' to plan.xlsx") == {"sheet"}
+    assert request_object("create a project called Kitchen") == {"project"}
+    assert request_object("make a folder titled reports") == {"folder"}
+    assert request_object("create a new repository") == {"repository"}
+
+
 def test_a_statement_or_a_file_name_is_no_kind_of_object():
     assert request_object("remember that my dentist is Dr. Kim") == set()
     assert request_object("delete that file") == {"file"}  # "that" names the thing here

@@ -20,11 +20,12 @@ __all__ = ["names_object", "object_words", "request_object"]
 
 # Words that end the object of a request's verb ("zip the reports folder | into ...") or belong to no object.
 _OBJECT_END = frozenset({"for", "in", "from", "to", "into", "onto", "on", "at", "with", "by", "so", "because", "and",
-                         "then", "that", "which", "before", "after", "as", "without", "about", "of", "if", "when"})
+                         "then", "that", "which", "before", "after", "as", "without", "about", "of", "if", "when",
+                         "named", "called", "titled", "entitled", "labelled", "labeled"})
 _NOT_OBJECT = frozenset({"a", "an", "the", "my", "our", "your", "this", "these", "those", "some", "any", "all", "every",
                          "each", "its", "their", "his", "her", "me", "us", "it", "them", "up", "down", "out", "off",
                          "everything", "anything", "something", "everyone", "anyone", "someone", "stuff", "thing",
-                         "things"})
+                         "things", "new"})
 _OBJECT_WORDS = 3
 
 
