@@ -305,8 +305,8 @@ def action_unsupported(evidence: Mapping[str, float]) -> bool:
     near-miss requests refused .540 -> .578 on the human test rows, pooled false abstention unchanged),
     or the tools that do it act on something else and either the first tool's action is another
     one ("put a password on budget.xlsx" where the spreadsheet tools set, but settings and layouts)
-    or the request names what it acts on outright ("delete /tmp/old_report.pdf" where they delete sheets and images:
-    evidence.object_given)."""
+    or the request names what it acts on outright ("delete /tmp/old_report.pdf" where they delete
+    sheets and images: evidence.object_given)."""
     return evidence.get("action_supported", 1.0) == 0.0 or evidence.get("server_supported", 1.0) == 0.0 or (
         evidence.get("object_supported", 1.0) == 0.0 and (
             evidence.get("action_fit", 1.0) == 0.0 or evidence.get("object_given", 0.0) == 1.0))

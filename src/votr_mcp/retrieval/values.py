@@ -92,8 +92,8 @@ _FILE_PATH = re.compile(rf"{_ABSOLUTE}|(?<![\w/.-])(?:[\w~.-]+/)*[\w-]+\.{_FILE_
 def file_kinds_only(text: str) -> str:
     """``text`` with each file path it gives cut to its file kind ("go through logs/app-1.log" ->
     "go through log"; "/tmp/build_cache" leaves nothing), a URL's own path left whole. The names of
-    folders and files are no words of what a request asks: as words to match, "show me package.json"
-    would be a request for git_show's package, but its ".pdf" says what a converter must read."""
+    folders and files are no words of what a request asks (as words to match, "read
+    docs/commit-guide.md" asked for a commit), but a ".pdf" says what a converter must read."""
     urls = [m.span() for m in _VALUES["url"].finditer(text)]
 
     def kind(m: re.Match[str]) -> str:
