@@ -60,11 +60,3 @@ def test_a_named_service_is_read_from_and_one_that_says_no_action_may_do_any():
     assert not servers.supports("delete my Hacker News story", QueryView.of("delete my Hacker News story"))
     # Agones's tool says it gives access, no action: nothing says it does not delete.
     assert servers.supports("delete the Agones results from 2015", QueryView.of("delete the Agones results from 2015"))
-
-
-def test_a_place_called_new_does_not_name_a_news_service():
-    tools = [("News API", "top_headlines", "Create a digest of the top headlines."), ("Calendar", "delete_event", "Delete an event.")]
-    servers = NamedServers([s for s, _, _ in tools], [ToolView.of(n, s, d) for s, n, d in tools])
-    text = "Delete my dentist appointment in New York"
-    assert servers.named(text, QueryView.of(text).tokens) == []
-    assert servers.named("Delete the News API digest", QueryView.of("Delete the News API digest").tokens) == ["News API"]

@@ -34,15 +34,10 @@ def split_identifier(text: str) -> str:
     return re.sub(r"[_\-./:]+", " ", text)
 
 
-_NOT_PLURAL = frozenset({"news", "canvas", "alias", "atlas", "bias"})
-# Words whose final "s" is not a plural's: folded, "news" would meet "new" ("create a new issue"),
-# so a request for the news would match every tool that creates something.
-
-
 @lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """Fold common English plural/verb endings so 'files'/'file', 'queries'/'query' meet."""
-    if len(word) <= 3 or word.isdigit() or word in _NOT_PLURAL:
+    if len(word) <= 3 or word.isdigit():
         return word
     if word.endswith("ies") and len(word) > 4:
         return word[:-3] + "y"
