@@ -132,6 +132,9 @@ def test_long_unbroken_text_is_read_in_time_proportional_to_its_length(pasted):
     ("push back my dentist appointment to Friday", "update"),  # not git's push, a specific operation
     ("reschedule tomorrow's standup to 9:30", "update"), ("put off the team lunch by a week", "update"),
     ("call off Friday's 1:1 with Sam", "delete"),  # not a call, which runs something
+    ("I saved some links months ago, dig them up for me", "read"), ("track down the invoice from March", "read"),
+    ("dump everything you've stored about people and projects", "read"),
+    ("buzz my phone with an alert that says 'backup done'", "send"),
     ("cross it off in Todoist", "update"), ("turn it off", "update"),  # said around what it acts on
     ("take the data_steward role away from jlee", "delete"),  # said around a longer object
     ("push the weekly sync with design back to Thursday", "update"), ("throw these old logs away", "delete"),
@@ -230,7 +233,9 @@ def test_a_specific_operation_said_anywhere_is_one_of_the_requests_actions_when_
     refund = QueryView.of("Create a refund for the charge ch_123 for the full amount")
     assert {"create", "refund"} <= refund.actions  # a tool named refund_charge does what it asks
     # With no action of its own read, a specific word alone makes none: no tool's action conflicts with it.
-    assert QueryView.of("use the fetch tool to pull https://httpbin.org/json").actions == frozenset()
+    assert QueryView.of("the fetch tool should pull https://httpbin.org/json").actions == frozenset()
+    # Said after the tool to use, the verb leads: pulling a page (no git in sight) reads it.
+    assert "read" in QueryView.of("use the fetch tool to pull https://httpbin.org/json").actions
 
 
 def test_a_tool_does_a_request_to_read_by_extracting_or_by_its_digest_verb_and_one_to_start_by_creating():
@@ -435,6 +440,9 @@ def test_a_setting_a_request_opens_with_is_not_read_as_the_verb():
     assert request_action("On Discord, put a thumbs up on message 1182736450019283") == "create"
     assert request_words("with git, show me the log")[:2] == ["show", "me"]
     assert request_action("In my opinion, this is fine") is None  # a setting, then no order
+    assert request_action("use Firecrawl to scrape https://docs.stripe.com into markdown") == "read"
+    assert request_action("Use the GitHub MCP to open an issue about the broken login") == "create"
+    assert request_words("use 2 spaces for indentation")[0] == "use"  # no service and "to": use is the verb
 
 
 @pytest.mark.parametrize(("text", "action"), [("proofread this: their going to the store tomorow", "proofread"),

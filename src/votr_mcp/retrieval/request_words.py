@@ -28,7 +28,7 @@ _PHRASAL: dict[tuple[str, ...], str] = {
     ("sum", "up"): "summarize", ("keep", "in", "mind"): "remember", ("tick", "off"): "mark", ("check", "off"): "mark",
     ("leave", "a", "comment"): "comment", ("kick", "off"): "start", ("cross", "off"): "mark", ("catch", "up"): "read",
     ("chime", "in"): "comment", ("pass", "along"): "forward", ("pass", "on"): "forward", ("fire", "off"): "send",
-    ("spin", "up"): "create",
+    ("spin", "up"): "create", ("dig", "up"): "find", ("dig", "out"): "find", ("track", "down"): "find",
     ("read", "out", "loud"): "speak", ("read", "aloud"): "speak",  # a voice, not a fetch (speech.py)
     ("tear", "down"): "delete", ("fire", "up"): "start", ("boot", "up"): "start",
     # A meeting moved or dropped: "push back the standup to 10", "call off Friday's 1:1" (not git's push,
@@ -67,15 +67,18 @@ def _naming(text: str) -> re.Match[str] | None:
 
 def past_name(text: str) -> str:
     """The request after the service it names first (:func:`named_first`) and after a setting it
-    opens with ("In Excel, add a sheet …", "On Discord, put a 👍 …"), else all of it."""
+    opens with ("In Excel, add a sheet …", "On Discord, put a 👍 …", "use Firecrawl to scrape …"),
+    else all of it."""
     found = _naming(text)
     rest = text[found.end():] if found else text
     setting = _SETTING.match(rest)
     return rest[setting.end():] if setting else rest
 
 
-# Where a request says it happens before what it asks: a short phrase and a comma.
-_SETTING = re.compile(r"\s*(?:in|on|inside|within|using|with|via|over in|from)\s+[^,.:;!?\n]{1,40},\s+(?=\S)", re.IGNORECASE)
+# Where a request says it happens before what it asks: a short phrase and a comma, or the service
+# it is to use and "to" ("use Firecrawl to scrape …": the verb is scrape).
+_SETTING = re.compile(r"\s*(?:(?:in|on|inside|within|using|with|via|over in|from)\s+[^,.:;!?\n]{1,40},"
+                      r"|(?:please\s+)?use\s+(?:the\s+)?\S+(?:\s+\S+){0,2}?\s+to)\s+(?=[a-z])", re.IGNORECASE)
 
 
 _POINTING = frozenset({"this", "these", "that", "those", "the", "it", "following", "below", "here", "my", "our", "me",

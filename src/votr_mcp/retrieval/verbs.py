@@ -48,7 +48,7 @@ SYNONYMS = {"wipe": "delete", "empty": "delete", "forget": "delete", "erase": "d
             "open": "read", "visit": "read", "navigate": "read", "duplicate": "copy", "reserve": "book",
             "bump": "update", "flip": "update", "tweak": "update", "amend": "update", "shoot": "send",
             "favourite": "star", "favorite": "star", "abort": "cancel", "halt": "stop", "press": "click",
-            "tap": "click", "decompress": "unzip", "gunzip": "unzip", "untar": "unzip", "shove": "move"}
+            "tap": "click", "buzz": "notify", "dump": "read", "scrape": "read", "crawl": "read", "decompress": "unzip", "gunzip": "unzip", "untar": "unzip", "shove": "move"}
 
 # Verbs too specific for their class: "merge a branch" is not served by a tool that updates. Explaining,
 # brainstorming and rewriting are the assistant's own work, done by a tool only where one says so.
