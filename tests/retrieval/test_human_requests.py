@@ -73,7 +73,9 @@ def test_a_file_no_tool_deletes_is_refused_where_the_tools_that_delete_act_on_ot
 
 def test_a_specific_operation_no_tool_of_the_catalog_names_is_refused(registry):
     # The git server commits, branches and diffs; nothing in the catalog pushes or stashes.
-    for request in ("push my commits to origin", "stash my uncommitted changes for later"):
+    # Nor does any tool change a file's mode ("make … executable" is a chmod, not a create).
+    for request in ("push my commits to origin", "stash my uncommitted changes for later",
+                    "make /home/dev/deploy.sh executable"):
         result = registry.search(request)
         assert result.evidence["verb_offered"] == 0.0 and result.abstained, [h.call_name for h in result.hits]
     commit = registry.search("commit with the message 'fix typo'")

@@ -170,6 +170,7 @@ def test_a_particle_far_from_a_verb_is_read_with_it_only_around_its_object(text,
     ("Excel budget.xlsx: make A1:H1 bold", "update"),  # a cell range is there already
     ("make a new branch called hotfix", "create"), ("make me a folder called reports", "create"),
     ("make 3 copies of the Summary sheet", "create"),
+    ("make deploy.sh executable", "chmod"), ("make old.log read-only for everyone", "chmod"),  # its mode
 ])
 def test_to_make_a_thing_already_there_something_is_to_change_it(text, action):
     assert request_action(text) == action

@@ -268,10 +268,18 @@ _MADE_EXISTING = frozenset({"the", "this", "that", "these", "those", "it", "them
                             "its", "their", "everything", "all", "each", "every"})
 
 
+# What a file's mode makes it: "make deploy.sh executable", "make old.log read-only" change its
+# permissions (chmod), which no tool that edits or creates files does unless it says so.
+_MODES = frozenset({"executable", "runnable", "writable", "writeable", "readonly", "unreadable"})
+
+
 def class_at(words: Sequence[str], i: int) -> str | None:
     """The action class (:data:`ACTIONS`) of the word at ``i``: its own, but "make" with a thing the
-    request names as already there is an update."""
+    request names as already there is an update, and one it makes executable or read-only a chmod."""
     word = words[i]
+    near = words[i + 1:i + 8]
+    if word == "make" and (_MODES.intersection(near) or any(a == "read" and b == "only" for a, b in zip(near, near[1:]))):
+        return "chmod"
     if word == "make" and i + 1 < len(words):
         after = words[i + 1]
         if after in _MADE_EXISTING or (not after.isdigit() and any(c.isdigit() for c in after)):

@@ -61,7 +61,7 @@ _LITERAL = frozenset({"merge", "push", "pull", "rebase", "stash", "clone", "tag"
                       "unpin", "squash", "ping", "retweet", "repost", "upvote", "downvote", "unstar", "unsubscribe",
                       "fork",
                       # what a file, a sheet or a program is given or taken: a tool that does it names it
-                      "unzip", "encrypt", "decrypt", "lock", "unlock", "install", "uninstall",
+                      "unzip", "encrypt", "decrypt", "lock", "unlock", "install", "uninstall", "chmod",
                       # answering what someone asked of you (an invite, a change request, a pull request)
                       "accept", "decline", "approve", "reject",
                       # sending or running later, a feature of its own ("schedule the email for 8am")
@@ -89,8 +89,12 @@ _NOUNS_TOO = frozenset({"schedule", "decline"})
 
 
 def verb_forms(verb: str) -> frozenset[str]:
-    """The words that ask for ``verb`` (an :func:`action_word`): itself and its synonyms ("book": book, reserve)."""
-    return frozenset({verb, *(w for w, meant in SYNONYMS.items() if meant == verb)})
+    """The words that ask for ``verb`` (an :func:`action_word`): itself and its synonyms ("book": book,
+    reserve), and the words a tool that does it says instead (a mode that makes a file executable)."""
+    return frozenset({verb, *(w for w, meant in SYNONYMS.items() if meant == verb), *_SAID_AS.get(verb, ())})
+
+
+_SAID_AS = {"chmod": ("executable",)}
 
 
 def action_word(word: str) -> str | None:
