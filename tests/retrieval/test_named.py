@@ -15,6 +15,7 @@ TOOLS = [
     ("git", "git_log", "Shows the commit logs."),
     ("memory", "delete_entities", "Delete multiple entities and their associated relations from the knowledge graph."),
     ("MCP Create", "create_server", "Create a new MCP server from a template."),
+    ("News", "create_news_digest", "Create a digest of today's news."),
 ]
 
 
@@ -60,3 +61,9 @@ def test_a_named_service_is_read_from_and_one_that_says_no_action_may_do_any():
     assert not servers.supports("delete my Hacker News story", QueryView.of("delete my Hacker News story"))
     # Agones's tool says it gives access, no action: nothing says it does not delete.
     assert servers.supports("delete the Agones results from 2015", QueryView.of("delete the Agones results from 2015"))
+
+
+def test_a_server_whose_name_the_stemmer_merges_with_another_word_is_named_only_by_its_own(servers):
+    # "news" stems to "new": "New York" must not name the News server, "News" must
+    assert servers.named("delete my notes about New York", QueryView.of("delete my notes about New York").tokens) == []
+    assert servers.named("delete the News digest", QueryView.of("delete the News digest").tokens) == ["News"]

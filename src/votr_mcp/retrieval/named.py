@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from votr_mcp.index.tokenize import content_tokens
+from votr_mcp.index.tokenize import content_tokens, words_of
 from votr_mcp.retrieval.request_words import named_first
 from votr_mcp.retrieval.rerank import QueryView, ToolView, server_name_words
 
@@ -45,21 +45,28 @@ def _written_as_names(text: str) -> list[str]:
     return found + ([first] if first else [])
 
 
+# Words the stemmer reads as another ("news" as "new"): a server named by one is named only where
+# the request writes it whole ("New York" names no server called "News").
+_KEPT_WHOLE = frozenset({"news"})
+
+
 class NamedServers:
     """The catalog's servers by the distinctive words of their names, and each one's actions (made
     from its tools' views when first asked: a search names a server rarely, and a catalog of 100k
     tools should not make every view to start)."""
 
-    __slots__ = ("_words", "_by_word", "_tools", "_views", "_does")
+    __slots__ = ("_words", "_whole", "_by_word", "_tools", "_views", "_does")
 
     def __init__(self, servers: Sequence[str], views: Sequence[ToolView]) -> None:
         self._words: dict[str, frozenset[str]] = {}
+        self._whole: dict[str, frozenset[str]] = {}
         self._by_word: dict[str, list[str]] = {}
         self._tools: dict[str, list[int]] = {}
         for i, server in enumerate(servers):
             if server not in self._tools:
                 words = server_name_words(server)
                 self._words[server] = words
+                self._whole[server] = _KEPT_WHOLE.intersection(words_of(server))
                 for w in words:
                     self._by_word.setdefault(w, []).append(server)
             self._tools.setdefault(server, []).append(i)
@@ -71,8 +78,11 @@ class NamedServers:
         candidates = {s for t in tokens for s in self._by_word.get(t, ())}
         if not candidates:
             return []
-        as_name = set().union(*(content_tokens(m) for m in _written_as_names(text)))
-        return sorted(s for s in candidates if self._words[s] <= tokens and self._words[s] <= as_name)
+        names = _written_as_names(text)
+        as_name = set().union(*(content_tokens(m) for m in names))
+        whole = set().union(*(words_of(m) for m in names))
+        return sorted(s for s in candidates
+                      if self._words[s] <= tokens and self._words[s] <= as_name and self._whole[s] <= whole)
 
     def supports(self, text: str, query: QueryView) -> bool:
         """False when the request leads with a verb other than reading and names servers of the
