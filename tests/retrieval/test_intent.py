@@ -194,6 +194,10 @@ def test_to_make_a_thing_already_there_something_is_to_change_it(text, action):
     ("add 5 new members to the group", "create"),
     ("order the rows of sheet Leads in crm.xlsx by company name", "sort"), ("order them by date", "sort"),
     ("order a pizza by 7pm", "order"), ("order 2 tickets for Friday", "order"),
+    ("load these 25 order records into the DynamoDB orders table", "create"),
+    ("load airtime to phone number 0791234567", "create"), ("load package.json and tsconfig.json in one go", None),
+    ("on dub.co, point the link go.acme.co/sale at https://acme.co/bf instead", "update"),  # a setting with a dot
+    ("point me to the docs on routing", "read"),
 ])
 def test_a_verb_whose_sense_turns_on_what_follows_reads_by_it(text, action):
     assert request_action(text) == action
@@ -415,6 +419,7 @@ def test_a_statement_or_a_file_name_is_no_kind_of_object():
     ("empty the trash folder at /home/ana/.Trash", "delete"),
     ("don't forget that Tom owes me 20 dollars", "remember"),
     ("jot down that the meeting moved", "create"), ("turn off logging", "disable"),
+    ("shift the task 'Update FAQ' from Backlog over to Sprint 14", "move"),
     ("delete the file", None),  # written plainly
     ("tell me the time in Tokyo", None), ("grab the page", None),  # reading's many words name no tool
     ("what is a closure", None),

@@ -197,7 +197,10 @@ _GIT_THINGS = frozenset({"origin", "upstream", "remote", "branch", "branches", "
 _OUTSIDE_GIT = {"pull": "read", "push": None, "stash": "create"}
 _FRESH = frozenset({"new", "another"})
 _NEW = frozenset({"a", "an", *_FRESH})
-_BY_CONTEXT = frozenset({*_OUTSIDE_GIT, "drop", "start", "put", "log", "switch", "add", "schedule", "order", "stop"})
+_BY_CONTEXT = frozenset({*_OUTSIDE_GIT, "drop", "start", "put", "log", "switch", "add", "schedule", "order", "stop",
+                         "load", "point"})
+_INTO = frozenset({"into", "onto", "to"})
+_PEOPLE = frozenset({"me", "us"})
 # What is scheduled to be sent or run later ("schedule the newsletter for 8am", "schedule a nightly
 # backup"): anything else scheduled (a call, a photo shoot, my tasks) is created.
 _SENT_LATER = frozenset({"email", "emails", "gmail", "mail", "message", "messages", "post", "posts", "tweet", "tweets",
@@ -228,7 +231,12 @@ def context_action(word: str, after: Sequence[str]) -> str | None:
     - order: things already there ordered by something are sorted ("order the rows by company
       name"); a new thing ordered is bought ("order a pizza by 7", "order 2 tickets");
     - stop: a thing kept from doing something is changed, not stopped ("stop my phone from
-      ringing" turns on do-not-disturb); "stop the server" runs the stop."""
+      ringing" turns on do-not-disturb); "stop the server" runs the stop;
+    - load: things loaded into or onto something are created there ("load these 25 records into
+      the orders table", "load airtime to 0791234567"); loading a file or a page names no one
+      action (reading it, importing it, opening it in a browser);
+    - point: a link or a name pointed at something else is changed ("point go.acme.co/sale at
+      https://…"); "point me to the docs" reads."""
     head = list(after[:5])
     nxt = head[0] if head else ""
     if word in _OUTSIDE_GIT:
@@ -255,6 +263,10 @@ def context_action(word: str, after: Sequence[str]) -> str | None:
         near = after[:8]
         kept = any(w == "from" and i + 1 < len(near) and near[i + 1].endswith("ing") for i, w in enumerate(near))
         return "update" if kept else "run"
+    if word == "load":
+        return "create" if _INTO.intersection(after[:10]) else None
+    if word == "point":
+        return "read" if nxt in _PEOPLE else ("update" if {"at", "to"}.intersection(after[:8]) else None)
     if word == "order":
         return "sort" if "by" in after[:10] and nxt not in _NEW and not nxt.isdigit() else "order"
     return "switch" if nxt == "to" else "update"  # switch

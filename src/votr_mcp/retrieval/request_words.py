@@ -75,9 +75,9 @@ def past_name(text: str) -> str:
     return rest[setting.end():] if setting else rest
 
 
-# Where a request says it happens before what it asks: a short phrase and a comma, or the service
-# it is to use and "to" ("use Firecrawl to scrape …": the verb is scrape).
-_SETTING = re.compile(r"\s*(?:(?:in|on|inside|within|using|with|via|over in|from)\s+[^,.:;!?\n]{1,40},"
+# Where a request says it happens before what it asks: a short phrase (a dot only inside a name,
+# "on dub.co,") and a comma, or the service it is to use and "to" ("use Firecrawl to scrape …").
+_SETTING = re.compile(r"\s*(?:(?:in|on|inside|within|using|with|via|over in|from)\s+(?:[^,.:;!?\n]|\.(?=\S)){1,40},"
                       r"|(?:please\s+)?use\s+(?:the\s+)?\S+(?:\s+\S+){0,2}?\s+to)\s+(?=[a-z])", re.IGNORECASE)
 
 

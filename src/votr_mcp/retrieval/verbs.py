@@ -20,7 +20,7 @@ ACTIONS: dict[str, tuple[str, ...]] = {
              "lookup", "look", "check", "display", "see", "browse", "download", "export", "inspect", "count"),
     "update": ("update", "edit", "modify", "change", "set", "rename", "patch", "replace", "move", "mark", "toggle",
                "enable", "disable", "configure", "assign", "merge", "resize", "upscale", "convert", "transition",
-               "shift", "renew", "reschedule", "postpone"),
+               "renew", "reschedule", "postpone"),
     "delete": ("delete", "remove", "destroy", "drop", "clear", "erase", "cancel", "archive", "close", "revoke",
                "unsubscribe", "purge", "trash"),
     "send": ("send", "post", "notify", "email", "reply", "share", "publish", "tweet", "forward", "invite",
@@ -46,7 +46,7 @@ SYNONYMS = {"wipe": "delete", "empty": "delete", "forget": "delete", "erase": "d
             "scrap": "delete", "ditch": "delete", "nuke": "delete", "unsend": "delete",
             "jot": "create", "note": "create", "grab": "read", "tell": "read", "give": "read",
             "open": "read", "visit": "read", "navigate": "read", "duplicate": "copy", "reserve": "book",
-            "bump": "update", "flip": "update", "tweak": "update", "amend": "update", "shoot": "send",
+            "bump": "update", "shift": "move", "flip": "update", "tweak": "update", "amend": "update", "shoot": "send",
             "favourite": "star", "favorite": "star", "abort": "cancel", "halt": "stop", "press": "click",
             "tap": "click", "buzz": "notify", "dump": "read", "scrape": "read", "crawl": "read", "decompress": "unzip", "gunzip": "unzip", "untar": "unzip", "shove": "move"}
 
