@@ -291,8 +291,9 @@ def test_verbs_of_workflow_tools_read_as_their_action(text, action):
     ("grab the README of github.com/pallets/flask", {"url"}),
     ("email the slides to jenna@northwind.io", {"email"}),  # an address, not a web site
     ("my meeting is at 4pm Paris time, when is that in New York", {"time"}),
-    ("what does docs/v2/api.md say about rate limits?", {"path"}),
-    ("save https://example.com/pricing as notes/pricing.md", {"url", "path"}),
+    ("what does docs/v2/api.md say about rate limits?", {"path", "file"}),  # a path that names a file
+    ("save https://example.com/pricing as notes/pricing.md", {"url", "path", "file"}),
+    ("show the log of /home/lee/api", {"path"}),  # a folder's
     ("what time is it in Tokyo", set()),
     ("upgrade numpy to 1.26.4", set()),  # a version is no address
     ("who is 185.199.108.153 registered to?", {"ip"}),
@@ -330,6 +331,9 @@ def test_taken_values_read_a_tools_parameter_names_and_descriptions():
     assert taken_values("cve_id CVE identifier") == {"cve"}
     assert taken_values("latitude Latitude longitude Longitude") == {"coordinates"}
     assert taken_values("range Cell range, e.g. A1:C10") == {"cells"}
+    # A path parameter takes a file unless it is a folder's: git_show's repository is no file to read.
+    assert taken_values("path Path of the file to read") == {"path", "file"}
+    assert taken_values("repo_path revision") == {"path"}
 
 
 @pytest.mark.parametrize("text,asks", [

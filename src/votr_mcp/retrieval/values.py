@@ -1,4 +1,4 @@
-"""The values a request hands over (a URL, a path, an e-mail address, a clock time, an IP address, a
+"""The values a request hands over (a URL, a path and whether it names a file, an e-mail address, a clock time, an IP address, a
 CVE id, a phone number, coordinates, an on-chain address, a spreadsheet range, a quoted message),
 which parameters take each kind, and the bound on unbroken runs of characters every pattern over a
 request reads first."""
@@ -43,6 +43,7 @@ _TAKES = {
                       "domain", "domains", "hostname"}),
     "email": frozenset({"email", "emails", "recipient", "recipients", "mail"}),
     "path": frozenset({"path", "paths", "file", "files", "filename", "filepath", "directory", "folder", "dir"}),
+    "file": frozenset({"file", "files", "filename", "filenames", "filepath", "filepaths"}),
     "time": frozenset({"time", "times", "datetime", "timestamp", "hour", "clock"}),
     "ip": frozenset({"ip", "ips", "ipv4", "hostname", "host"}),
     "cve": frozenset({"cve", "cves", "vulnerability", "vulnerabilities"}),
@@ -69,11 +70,16 @@ def values_taken(text: str) -> tuple[frozenset[str], str]:
     kinds: set[str] = set()
     rest = bounded(text)
     for kind, pattern in _VALUES.items():  # each value found is taken out, so no later kind reads it again
+        if kind == "path" and any(_NAMES_FILE.search(m.group()) for m in pattern.finditer(rest)):
+            kinds.add("file")  # a file, not only a folder: a tool whose path is a repository's does not read it
         stripped = pattern.sub(f" {VALUE_MARK} ", rest)
         if stripped != rest:
             kinds.add(kind)
             rest = stripped
     return frozenset(kinds), rest
+
+
+_NAMES_FILE = re.compile(rf"\.{_FILE_KINDS}$", re.IGNORECASE)
 
 
 def last_reference(text: str) -> str | None:
@@ -106,9 +112,19 @@ def file_kinds_only(text: str) -> str:
 
 
 def taken_values(parameters: str) -> frozenset[str]:
-    """The kinds of value a tool's parameters take, from their names and descriptions in words."""
-    words = set(words_of(parameters))
-    return frozenset(kind for kind, said in _TAKES.items() if said & words)
+    """The kinds of value a tool's parameters take, from their names and descriptions in words. A
+    path takes a file unless every "path" it says is a folder's ("repo_path", "directory path")."""
+    said = words_of(parameters)
+    words = set(said)
+    kinds = {kind for kind, names in _TAKES.items() if names & words}
+    if any(w in ("path", "paths") and (i == 0 or said[i - 1] not in _FOLDERS) for i, w in enumerate(said)):
+        kinds.add("file")
+    return frozenset(kinds)
+
+
+# What a path names when it is no file: "repo_path", "directory path", "working dir path".
+_FOLDERS = frozenset({"repo", "repository", "dir", "directory", "folder", "project", "root", "workspace", "working",
+                      "base", "cwd"})
 
 
 _LONG_RUN = re.compile(rf"\S{{{MAX_WORD_CHARS + 1},}}")
