@@ -199,7 +199,7 @@ _FRESH = frozenset({"new", "another"})
 _NEW = frozenset({"a", "an", *_FRESH})
 _BY_CONTEXT = frozenset({*_OUTSIDE_GIT, "drop", "start", "put", "log", "switch", "add", "schedule", "order", "stop",
                          "load", "point"})
-_INTO = frozenset({"into", "onto", "to"})
+_LOADED_INTO = frozenset({"into", "onto", "to"})
 _PEOPLE = frozenset({"me", "us"})
 # What is scheduled to be sent or run later ("schedule the newsletter for 8am", "schedule a nightly
 # backup"): anything else scheduled (a call, a photo shoot, my tasks) is created.
@@ -264,7 +264,7 @@ def context_action(word: str, after: Sequence[str]) -> str | None:
         kept = any(w == "from" and i + 1 < len(near) and near[i + 1].endswith("ing") for i, w in enumerate(near))
         return "update" if kept else "run"
     if word == "load":
-        return "create" if _INTO.intersection(after[:10]) else None
+        return "create" if _LOADED_INTO.intersection(after[:10]) else None
     if word == "point":
         return "read" if nxt in _PEOPLE else ("update" if {"at", "to"}.intersection(after[:8]) else None)
     if word == "order":
@@ -285,12 +285,15 @@ _MADE_EXISTING = frozenset({"the", "this", "that", "these", "those", "it", "them
 _MODES = frozenset({"executable", "runnable", "writable", "writeable", "readonly", "unreadable"})
 
 
+def _makes_a_mode(after: Sequence[str]) -> bool:
+    return bool(_MODES.intersection(after)) or any(a == "read" and b == "only" for a, b in zip(after, after[1:]))
+
+
 def class_at(words: Sequence[str], i: int) -> str | None:
     """The action class (:data:`ACTIONS`) of the word at ``i``: its own, but "make" with a thing the
     request names as already there is an update, and one it makes executable or read-only a chmod."""
     word = words[i]
-    near = words[i + 1:i + 8]
-    if word == "make" and (_MODES.intersection(near) or any(a == "read" and b == "only" for a, b in zip(near, near[1:]))):
+    if word == "make" and _makes_a_mode(words[i + 1:i + 8]):
         return "chmod"
     if word == "make" and i + 1 < len(words):
         after = words[i + 1]

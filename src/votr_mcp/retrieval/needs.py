@@ -92,8 +92,8 @@ def split_needs(query: str, max_needs: int = 5) -> list[str]:
     action (:data:`ACTIONS` or a step verb) where a verb may stand (intent.verb_words: "I want to
     keep the door open" and "looking for an email" name things, not steps). Anything else ("include
     the storage size", "it is for a report") is an object, condition or context and is glued to the
-    need before it, or to the first need when it comes first. On dev rows the action check stopped splitting most single
-    requests (MCP-Zero 5.6% -> 0.9% of queries; every split embeds more texts).
+    need before it, or to the first need when it comes first. On dev rows the action check stopped
+    splitting most single requests (MCP-Zero 5.6% -> 0.9% of queries; every split embeds more texts).
     """
     parts = _SPLIT.split(query)
     if any(_SEQUENCE_ONLY.match(p) for p in parts[1::2]):

@@ -1,6 +1,6 @@
-"""The values a request hands over (a URL, a path and whether it names a file, an e-mail address, a clock time, an IP address, a
-CVE id, a phone number, coordinates, an on-chain address, a spreadsheet range, a quoted message),
-which parameters take each kind, and the bound on unbroken runs of characters every pattern over a
+"""The values a request hands over (a URL, a path and whether it names a file, an e-mail address, a
+clock time, an IP address, a CVE id, a phone number, coordinates, an on-chain address, a spreadsheet
+range, a quoted message), which parameters take each kind, and the bound on unbroken runs of characters every pattern over a
 request reads first."""
 
 from __future__ import annotations

@@ -46,9 +46,11 @@ SYNONYMS = {"wipe": "delete", "empty": "delete", "forget": "delete", "erase": "d
             "scrap": "delete", "ditch": "delete", "nuke": "delete", "unsend": "delete",
             "jot": "create", "note": "create", "grab": "read", "tell": "read", "give": "read",
             "open": "read", "visit": "read", "navigate": "read", "duplicate": "copy", "reserve": "book",
-            "bump": "update", "shift": "move", "flip": "update", "tweak": "update", "amend": "update", "shoot": "send",
+            "bump": "update", "shift": "move", "flip": "update", "tweak": "update", "amend": "update",
+            "shoot": "send",
             "favourite": "star", "favorite": "star", "abort": "cancel", "halt": "stop", "press": "click",
-            "tap": "click", "buzz": "notify", "dump": "read", "scrape": "read", "crawl": "read", "decompress": "unzip", "gunzip": "unzip", "untar": "unzip", "shove": "move"}
+            "tap": "click", "buzz": "notify", "dump": "read", "scrape": "read", "crawl": "read",
+            "decompress": "unzip", "gunzip": "unzip", "untar": "unzip", "shove": "move"}
 
 # Verbs too specific for their class: "merge a branch" is not served by a tool that updates. Explaining,
 # brainstorming and rewriting are the assistant's own work, done by a tool only where one says so.
