@@ -24,16 +24,6 @@ def test_pieces_that_name_no_action_stay_with_their_need():
         "I am preparing a report on EV sales search the web for sales figures", "email the summary to Bob"]
 
 
-def test_a_verb_word_naming_a_thing_starts_no_need():
-    # "the door open", "an email": after a determiner the words name a thing, not a step
-    chat = "can you help me word a polite email turning down a job offer? I want to keep the door open"
-    assert split_needs(chat) == [chat]
-    asked = "I am looking for an email titled 'Annual Sales Report' that I received last year. Can you find it for me?"
-    assert split_needs(asked) == [asked]
-    assert split_needs("I got the quote from Acme. Email it to Bob. Also save a copy in quotes.md") == [
-        "I got the quote from Acme Email it to Bob", "save a copy in quotes.md"]
-
-
 def test_a_question_before_then_is_a_step_of_its_own_but_a_condition_is_not():
     assert split_needs("what time is it in Tokyo, then remember that my call with Kenji is at that time") == [
         "what time is it in Tokyo", "remember that my call with Kenji is at that time"]

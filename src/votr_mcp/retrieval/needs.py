@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from votr_mcp.retrieval.intent import lead_at, verb_words
+from votr_mcp.retrieval.intent import lead_at
 from votr_mcp.retrieval.request_object import object_words
 from votr_mcp.retrieval.request_words import request_words
 from votr_mcp.retrieval.values import last_reference, request_values
@@ -89,11 +89,10 @@ def split_needs(query: str, max_needs: int = 5) -> list[str]:
     After a sequencing word ("then", "after that", "finally") a piece of two words or more is a
     need of its own (the first one too when it starts with a verb: "check git status and then
     commit"); after punctuation or "and also" only a piece of three words or more that names an
-    action (:data:`ACTIONS` or a step verb) where a verb may stand (intent.verb_words: "I want to
-    keep the door open" and "looking for an email" name things, not steps). Anything else ("include
-    the storage size", "it is for a report") is an object, condition or context and is glued to the
-    need before it, or to the first need when it comes first. On dev rows the action check stopped
-    splitting most single requests (MCP-Zero 5.6% -> 0.9% of queries; every split embeds more texts).
+    action (:data:`ACTIONS` or a step verb). Anything else ("include the storage size", "it is for
+    a report") is an object, condition or context and is glued to the need before it, or to the
+    first need when it comes first. On dev rows the action check stopped splitting most single
+    requests (MCP-Zero 5.6% -> 0.9% of queries; every split embeds more texts).
     """
     parts = _SPLIT.split(query)
     if any(_SEQUENCE_ONLY.match(p) for p in parts[1::2]):
@@ -119,7 +118,7 @@ def split_needs(query: str, max_needs: int = 5) -> list[str]:
         n = len(piece.split())
         # A step of two words is a verb and the page or file it acts on ("open https://…, take a screenshot").
         asked = _asks(words) and index + 1 < len(pieces) and _ordered(*pieces[index + 1][:2])
-        named = n >= _MIN_WORDS and (any(_is_verb(w) for w in verb_words(words)) or asked) or (
+        named = n >= _MIN_WORDS and (any(_is_verb(w) for w in words) or asked) or (
             n == 2 and bool(words) and _leads_step(words[0]) and bool(request_values(piece) & {"url", "path"}))
         if index == 0 and first_sequenced:
             # Before "then", a piece of its own is a step ("what time is it in Tokyo, then remember
