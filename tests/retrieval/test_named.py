@@ -67,3 +67,11 @@ def test_a_server_whose_name_the_stemmer_merges_with_another_word_is_named_only_
     # "news" stems to "new": "New York" must not name the News server, "News" must
     assert servers.named("delete my notes about New York", QueryView.of("delete my notes about New York").tokens) == []
     assert servers.named("delete the News digest", QueryView.of("delete the News digest").tokens) == ["News"]
+
+
+def test_a_place_called_new_does_not_name_a_news_service():
+    tools = [("News API", "top_headlines", "Create a digest of the top headlines."), ("Calendar", "delete_event", "Delete an event.")]
+    servers = NamedServers([s for s, _, _ in tools], [ToolView.of(n, s, d) for s, n, d in tools])
+    text = "Delete my dentist appointment in New York"
+    assert servers.named(text, QueryView.of(text).tokens) == []
+    assert servers.named("Delete the News API digest", QueryView.of("Delete the News API digest").tokens) == ["News API"]
